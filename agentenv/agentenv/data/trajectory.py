@@ -1,0 +1,147 @@
+"""The AgentTraj trajectory format (DESIGN.md §6) and its JSON / JSONL files.
+
+One trajectory is ``{"item_id": "<env>_<data_idx>", "conversations": [{"from", "loss", "value"}, ...]}``
+plus our extra fields (``reward``, ``success``, ``env``, ``split``, ``source``, ``meta``).  Files
+released with AgentGym (AgentTraj, AgentTraj-L) load unchanged: missing extras take defaults.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+ACKNOWLEDGEMENT = "Ok."
+
+
+@dataclass
+class Turn:
+    """One message: ``from`` is ``human`` or ``gpt``; ``loss`` says whether training puts loss on it
+    (``None`` means the default: gpt turns yes, human turns no)."""
+
+    role: str
+    value: str
+    loss: bool | None = None
+
+    def trains(self) -> bool:
+        return self.loss if self.loss is not None else self.role == "gpt"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"from": self.role, "loss": self.loss, "value": self.value}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Turn:
+        return cls(role=d["from"], value=d["value"], loss=d.get("loss"))
+
+
+@dataclass
+class Trajectory:
+    item_id: str
+    conversations: list[Turn]
+    reward: float = 0.0
+    success: bool = False
+    env: str = ""
+    split: str = ""
+    source: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def data_idx(self) -> int:
+        return int(self.item_id.rsplit("_", 1)[1])
+
+    @classmethod
+    def start(cls, env: str, data_idx: int, instruction: str, **extra: Any) -> Trajectory:
+        """A new trajectory holding the env's instruction prompt and the gpt acknowledgement."""
+        turns = [Turn("human", instruction, False), Turn("gpt", ACKNOWLEDGEMENT, False)]
+        return cls(item_id=f"{env}_{data_idx}", conversations=turns, env=env, **extra)
+
+    def add_observation(self, text: str) -> None:
+        self.conversations.append(Turn("human", text, False))
+
+    def add_reply(self, text: str, loss: bool = True) -> None:
+        self.conversations.append(Turn("gpt", text, loss))
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["conversations"] = [t.to_json() for t in self.conversations]
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Trajectory:
+        item_id = str(d["item_id"])
+        env = d.get("env") or item_id.rsplit("_", 1)[0]
+        return cls(
+            item_id=item_id,
+            conversations=[Turn.from_json(t) for t in d["conversations"]],
+            reward=float(d.get("reward", 0.0) or 0.0),
+            success=bool(d.get("success", False)),
+            env=env,
+            split=d.get("split", ""),
+            source=d.get("source", ""),
+            meta=d.get("meta") or {},
+        )
+
+
+def read_trajectories(path: str | os.PathLike) -> Iterator[Trajectory]:
+    """Read a ``.jsonl`` file (one object a line) or a ``.json`` file (a list), as AgentGym releases them.
+
+    A truncated last line (a run killed mid-write) is skipped, so resuming never fails on it.
+    """
+    path = Path(path)
+    if path.suffix == ".json":
+        with path.open() as f:
+            for d in json.load(f):
+                yield Trajectory.from_json(d)
+        return
+    with path.open() as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            yield Trajectory.from_json(d)
+
+
+def write_trajectories(path: str | os.PathLike, trajectories: Iterable[Trajectory]) -> int:
+    """Write a whole JSONL file atomically (temp file + rename); returns the count."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    n = 0
+    with tmp.open("w") as f:
+        for t in trajectories:
+            f.write(json.dumps(t.to_json(), ensure_ascii=False) + "\n")
+            n += 1
+    os.replace(tmp, path)
+    return n
+
+
+def append_trajectory(path: str | os.PathLike, trajectory: Trajectory | dict[str, Any]) -> None:
+    """Append one line and flush it to disk, so a killed run loses at most the episode in flight."""
+    d = trajectory.to_json() if isinstance(trajectory, Trajectory) else trajectory
+    line = json.dumps(d, ensure_ascii=False) + "\n"
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        # a partial line left by a kill would swallow this one: start on a fresh line
+        if f.tell() > 0:
+            with path.open("rb") as r:
+                r.seek(-1, os.SEEK_END)
+                if r.read(1) != b"\n":
+                    f.write("\n")
+        f.write(line)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def finished_item_ids(path: str | os.PathLike) -> set[str]:
+    """The item ids already in a results file (empty when it does not exist)."""
+    if not Path(path).exists():
+        return set()
+    return {t.item_id for t in read_trajectories(path)}

@@ -1,0 +1,132 @@
+"""The one interface every environment implements.
+
+An environment is a plain Python object: ``reset(data_idx)`` picks a task deterministically, ``step(text)``
+advances it and never raises on a bad action.  Class attributes carry the metadata the server kit, the
+clients and the trainers need (splits, reward range, success rule, round limit, the ReAct prompt).
+
+The server kit (:mod:`agentenv.server`) turns a subclass into a FastAPI app; tests and benchmarks may use
+the same object in-process.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+
+@dataclass
+class StepResult:
+    """What one ``step`` returns.
+
+    ``reward`` is this step's reward; ``score`` is the episode's score so far in the env's own units
+    (``reward_range``), which is what evaluation reports and what success is judged on.
+    """
+
+    observation: str
+    reward: float = 0.0
+    done: bool = False
+    score: float = 0.0
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ExpertAction:
+    """The expert's next move in the current state, with a short reason (used as the ReAct thought)."""
+
+    thought: str
+    action: str
+
+
+class Environment(ABC):
+    """A text environment.  Subclasses set the class metadata and implement the abstract methods."""
+
+    name: ClassVar[str]
+    version: ClassVar[str] = "0.1.0"
+    #: split name -> task index range, e.g. ``{"train": range(0, 1000), "test": range(1000, 1200)}``
+    splits: ClassVar[dict[str, range]]
+    reward_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    #: an episode succeeds when its final score reaches this value
+    success_score: ClassVar[float] = 1.0
+    #: reward threshold AgentEvol uses to keep an explored trajectory
+    keep_threshold: ClassVar[float] = 0.99
+    max_rounds: ClassVar[int] = 20
+    #: the ReAct instruction prompt shown as the first human turn
+    instruction: ClassVar[str]
+
+    # --- AgentGym wire compatibility (see DESIGN.md §3) -------------------------------------------
+    #: "id": ``/create`` -> ``{"id": n}``, bodies carry ``id``;  "env_idx": ``/create`` -> ``n``
+    wire_family: ClassVar[Literal["id", "env_idx"]] = "id"
+    #: the field AgentGym's ``/reset`` uses for the task index (``data_idx``, ``game``, ``seed`` ...)
+    reset_index_field: ClassVar[str] = "data_idx"
+    #: extra ``GET /<name>?id=`` routes: route name -> method name (no arguments, JSON-able result,
+    #: or ``bytes`` served as ``image/png``)
+    queries: ClassVar[dict[str, str]] = {}
+
+    # --- the interface ----------------------------------------------------------------------------
+    @abstractmethod
+    def reset(self, data_idx: int) -> str:
+        """Start task ``data_idx`` (deterministic) and return the first observation."""
+
+    @abstractmethod
+    def step(self, action: str) -> StepResult:
+        """Apply one action.  A malformed or illegal action returns an observation saying so, reward 0."""
+
+    @abstractmethod
+    def observation(self) -> str:
+        """The current observation."""
+
+    def available_actions(self) -> Any:
+        """The actions legal now, where the env has a finite set; ``None`` otherwise."""
+        return None
+
+    @abstractmethod
+    def expert_action(self) -> ExpertAction:
+        """The expert's next action in the current state."""
+
+    def task_type(self) -> str:
+        """The current task's type, for per-type result tables."""
+        return self.name
+
+    def detail(self) -> dict[str, Any]:
+        """Debug detail about the current episode (served at ``GET /detail``)."""
+        return {"task_type": self.task_type()}
+
+    def wire_extras(self, kind: Literal["create", "reset", "step"]) -> dict[str, Any]:
+        """Extra fields AgentGym's responses carry for this env (e.g. SciWorld's ``task_name``)."""
+        return {}
+
+    def close(self) -> None:
+        """Free everything the env holds (threads, subprocesses, browsers)."""
+
+    # --- helpers ----------------------------------------------------------------------------------
+    @classmethod
+    def is_success(cls, score: float) -> bool:
+        return score >= cls.success_score
+
+    @classmethod
+    def normalise(cls, score: float) -> float:
+        """Map a score onto 0..1 using ``reward_range``."""
+        lo, hi = cls.reward_range
+        return (score - lo) / (hi - lo) if hi > lo else score
+
+    @classmethod
+    def split_of(cls, data_idx: int) -> str | None:
+        for split, indices in cls.splits.items():
+            if data_idx in indices:
+                return split
+        return None
+
+    @classmethod
+    def metadata(cls) -> dict[str, Any]:
+        """The static facts served at ``GET /info``."""
+        return {
+            "env": cls.name,
+            "version": cls.version,
+            "splits": {k: [r.start, r.stop] for k, r in cls.splits.items()},
+            "reward_range": list(cls.reward_range),
+            "success_score": cls.success_score,
+            "keep_threshold": cls.keep_threshold,
+            "max_rounds": cls.max_rounds,
+            "instruction": cls.instruction,
+        }

@@ -1,0 +1,78 @@
+"""Request and response models shared by the server kit and the clients (the project's uniform form).
+
+Every request model accepts extra fields, so AgentGym's per-env bodies (``game``, ``seed``, ``item_id``,
+``minecraft_dir`` ...) validate too; the kit reads the AgentGym names it knows and ignores the rest.
+A session is named by ``id`` or ``env_idx`` (either works everywhere), a task by ``data_idx``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class SessionRef(_Lenient):
+    """Names a session: ``id`` (the "id" family) or ``env_idx`` (the "env_idx" family)."""
+
+    id: int | None = None
+    env_idx: int | None = None
+
+
+class CreateRequest(_Lenient):
+    """``POST /create``; a ``data_idx`` also resets the new session to that task."""
+
+    data_idx: int | None = None
+
+
+class ResetRequest(SessionRef):
+    data_idx: int | None = None
+
+
+class StepRequest(SessionRef):
+    action: str = Field(max_length=100_000)
+
+
+class StepResponse(_Lenient):
+    observation: str
+    reward: float
+    score: float
+    done: bool
+    success: bool
+    info: dict[str, Any] = {}
+
+
+class ResetResponse(_Lenient):
+    id: int
+    observation: str
+    data_idx: int
+    task_type: str
+    done: bool = False
+    reward: float = 0.0
+    score: float = 0.0
+
+
+class ExpertResponse(BaseModel):
+    thought: str
+    action: str
+
+
+class InfoResponse(_Lenient):
+    env: str
+    version: str
+    splits: dict[str, list[int]]
+    reward_range: list[float]
+    success_score: float
+    keep_threshold: float
+    max_rounds: int
+    instruction: str
+    live_sessions: int
+    max_sessions: int
+
+
+class ErrorBody(BaseModel):
+    error: str

@@ -1,0 +1,35 @@
+"""ReAct replies: ``Thought: ... Action: ...`` — parse one, or write one."""
+
+from __future__ import annotations
+
+import re
+
+_ACTION = re.compile(r"^\s*Action\s*:\s*", re.IGNORECASE | re.MULTILINE)
+_THOUGHT = re.compile(r"^\s*Thought\s*:\s*", re.IGNORECASE | re.MULTILINE)
+
+
+def parse_react(text: str) -> tuple[str, str]:
+    """Split a reply into ``(thought, action)``.
+
+    The action is what follows the last ``Action:`` marker, stripped; a reply without a marker is taken
+    as a bare action.  Nothing here ever raises: an empty reply gives an empty action, which the env
+    answers with an "invalid action" observation.
+    """
+    text = text or ""
+    markers = list(_ACTION.finditer(text))
+    if not markers:
+        return "", text.strip()
+    last = markers[-1]
+    head, action = text[: last.start()], text[last.end() :]
+    thought = _THOUGHT.sub("", head, count=1).strip()
+    return thought, action.strip()
+
+
+def extract_action(text: str) -> str:
+    """The action of a reply (bare action or whole ReAct reply)."""
+    return parse_react(text)[1]
+
+
+def format_react(thought: str, action: str) -> str:
+    """Write a reply in the AgentTraj ReAct layout."""
+    return f"Thought:\n{thought}\n\nAction:\n{action}"
