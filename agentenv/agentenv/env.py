@@ -63,6 +63,12 @@ class Environment(ABC):
     #: or ``bytes`` served as ``image/png``)
     queries: ClassVar[dict[str, str]] = {}
 
+    # --- serving ----------------------------------------------------------------------------------
+    #: ``False`` for envs whose calls take microseconds and never block: the server kit then runs them
+    #: inline on its event loop instead of in a worker thread (saving a thread hop per request).  Envs
+    #: doing I/O, talking to a subprocess (a JVM, a browser) or computing for long keep ``True``.
+    blocking: ClassVar[bool] = True
+
     # --- the interface ----------------------------------------------------------------------------
     @abstractmethod
     def reset(self, data_idx: int) -> str:

@@ -74,5 +74,14 @@ class InfoResponse(_Lenient):
     max_sessions: int
 
 
+class CloseResponse(BaseModel):
+    closed: bool
+    id: int
+
+
+class HealthResponse(_Lenient):
+    status: str
+
+
 class ErrorBody(BaseModel):
     error: str

@@ -1,0 +1,21 @@
+# The two commands of the README:  `make demo`  and  `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: setup demo test lint bench
+
+setup:
+	@bash scripts/setup.sh
+
+demo: setup
+	$(PY) examples/demo.py
+
+test: setup
+	$(PY) -m pytest -q
+
+lint: setup
+	$(VENV)/bin/ruff check agentenv agentenv-* examples benchmarks
+
+bench: setup
+	$(PY) benchmarks/server_throughput.py --out docs/benchmarks/server_throughput.json
+	$(PY) benchmarks/rollout_throughput.py --out docs/benchmarks/rollout_throughput.json

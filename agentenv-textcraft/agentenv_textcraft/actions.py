@@ -1,0 +1,74 @@
+"""The action grammar: ``get N item``, ``craft N item using N a, N b``, ``inventory``.
+
+Parsing only splits the text; naming items and checking recipes is the environment's job.  Text is
+lower-cased, ``minecraft:`` prefixes and underscores are dropped, and a trailing full stop is ignored,
+so ``Get 2 minecraft:oak_log.`` reads like ``get 2 oak log``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+GRAMMAR = '"get N item", "craft N item using N ingredient, N ingredient, ..." or "inventory"'
+
+_GET = re.compile(r"^get\s+(?:(\d+)\s+)?(.+)$")
+_CRAFT = re.compile(r"^craft\s+(?:(\d+)\s+)?(.+?)\s+using\s+(.+)$")
+_AMOUNT = re.compile(r"^(\d+)\s+(.+)$")
+
+
+@dataclass(frozen=True)
+class Get:
+    count: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Craft:
+    count: int | None  # the stated output count (informational: the ingredients decide the craft)
+    name: str
+    ingredients: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True)
+class Inventory:
+    pass
+
+
+@dataclass(frozen=True)
+class Invalid:
+    reason: str
+
+
+Action = Get | Craft | Inventory | Invalid
+
+
+def normalise(text: str) -> str:
+    """Lower-case, drop ``minecraft:`` and underscores, collapse spaces, drop a trailing full stop."""
+    text = text.strip().lower().replace("minecraft:", "").replace("_", " ")
+    text = " ".join(text.split())
+    return text.rstrip(".").strip()
+
+
+def parse_action(text: str) -> Action:
+    """Read one action; anything that is not in the grammar comes back as :class:`Invalid`."""
+    text = normalise(text)
+    if not text:
+        return Invalid("the action is empty")
+    if text in ("inventory", "check inventory", "look inventory"):
+        return Inventory()
+    if m := _CRAFT.match(text):
+        ingredients = []
+        for part in m.group(3).split(","):
+            part = part.strip()
+            amount = _AMOUNT.match(part)
+            if not amount:
+                return Invalid(f'the ingredient "{part}" has no count (write e.g. "1 {part or "stick"}")')
+            ingredients.append((int(amount.group(1)), amount.group(2).strip()))
+        count = int(m.group(1)) if m.group(1) else None
+        return Craft(count, m.group(2).strip(), tuple(ingredients))
+    if text.startswith("craft"):
+        return Invalid('a craft command needs "using" and its ingredients')
+    if m := _GET.match(text):
+        return Get(int(m.group(1)) if m.group(1) else 1, m.group(2).strip())
+    return Invalid(f'"{text}" is not a command')

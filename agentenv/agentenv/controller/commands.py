@@ -1,0 +1,157 @@
+"""``agentenv eval`` and ``agentenv collect``.
+
+    agentenv eval --agent hf:./ckpt --env maze,wordle --split test --concurrency 32 --out runs/eval.jsonl
+    agentenv eval --agent openai:qwen@http://127.0.0.1:8000/v1 --env babyai --indices 0:50 --out b.jsonl
+    agentenv collect --env textcraft --split train --limit 500 --out data/textcraft_expert.jsonl
+
+Server URLs default to each env's registered port on 127.0.0.1; ``--url URL`` (repeatable) gives the
+servers for every env named, ``--url NAME=URL`` for one.  Splits are read from the server's ``/info``.
+Both commands resume: rerun the same command after an interruption.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from agentenv.controller.sources import RemoteEnv
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("eval", help="evaluate an agent on env servers (resumable)")
+    p.add_argument("--agent", required=True, help="expert | openai:MODEL@URL | hf:PATH")
+    p.add_argument("--env", required=True, help="environment name(s), comma-separated")
+    _add_task_options(p, default_split="test")
+    p.add_argument("--max-rounds", type=int, help="rounds per episode (default: each env's own)")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--samples", type=int, default=1, help="episodes per task")
+    p.add_argument("--max-new-tokens", type=int, default=512, help="reply length limit (hf, openai)")
+    p.add_argument("--batch-size", type=int, help="generation batch size (hf; default: --concurrency)")
+    p.add_argument("--api-key", help="API key (openai; default $OPENAI_API_KEY)")
+    p.set_defaults(func=run_eval)
+
+    p = sub.add_parser("collect", help="collect expert trajectories (resumable)")
+    p.add_argument("--env", required=True, help="environment name")
+    _add_task_options(p, default_split="train")
+    p.add_argument("--max-rounds", type=int, help="rounds per episode (default: the env's own)")
+    p.set_defaults(func=run_collect)
+
+
+def _add_task_options(p: argparse.ArgumentParser, default_split: str) -> None:
+    p.add_argument("--url", action="append", default=[], help="server base URL (repeatable), or NAME=URL")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--split", help=f"a split from the server's /info (default: {default_split})")
+    which.add_argument("--indices", help="task indices: START:STOP[:STEP] or a comma list")
+    p.add_argument("--limit", type=int, help="at most this many tasks per env")
+    p.add_argument("--concurrency", type=int, default=16, help="episodes run at once")
+    p.add_argument("--out", required=True, help="results file (AgentTraj JSONL)")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(default_split=default_split)
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from agentenv.controller.agents import agent_from_spec
+    from agentenv.controller.evaluator import evaluate
+
+    envs = [e.strip() for e in args.env.split(",") if e.strip()]
+    sources = {env: RemoteEnv(env, urls) for env, urls in env_urls(envs, args.url).items()}
+    tasks = _tasks(sources, args)
+    agent = agent_from_spec(
+        args.agent,
+        max_new_tokens=args.max_new_tokens,
+        max_tokens=args.max_new_tokens,
+        batch_size=args.batch_size or args.concurrency,
+        concurrency=args.concurrency,
+        api_key=args.api_key,
+        temperature=args.temperature,
+        seed=args.seed,
+    )
+    with agent:
+        return _finish(
+            args,
+            lambda: evaluate(
+                agent, tasks, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds,
+                temperature=args.temperature, seed=args.seed, samples_per_task=args.samples,
+                progress=not args.no_progress, sources=sources,
+            ),
+        )
+
+
+def run_collect(args: argparse.Namespace) -> int:
+    from agentenv.controller.evaluator import collect
+
+    urls = env_urls([args.env], args.url)[args.env]
+    sources = {args.env: RemoteEnv(args.env, urls)}
+    indices = [t.data_idx for t in _tasks(sources, args)]
+    return _finish(
+        args,
+        lambda: collect(
+            args.env, urls, indices, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds,
+            progress=not args.no_progress, sources=sources,
+        ),
+    )
+
+
+def _finish(args: argparse.Namespace, run) -> int:
+    try:
+        report = run()
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: finished episodes are in {args.out}; rerun the same command to resume", file=sys.stderr)
+        return 130
+    if report.errors:
+        print(f"{report.errors} episode(s) failed on an environment error; rerun to retry them", file=sys.stderr)
+        return 1
+    return 0
+
+
+def env_urls(envs: list[str], url_args: list[str]) -> dict[str, list[str]]:
+    """Server URLs per env: ``NAME=URL`` arguments for that env, bare URLs for all, else the registry's default."""
+    shared, named = [], {}
+    for arg in url_args:
+        name, eq, url = arg.partition("=")
+        if eq and "/" not in name:
+            named.setdefault(name, []).append(url)
+        else:
+            shared.append(arg)
+    unknown = set(named) - set(envs)
+    if unknown:
+        raise SystemExit(f"--url given for env(s) not evaluated: {', '.join(sorted(unknown))}")
+    result = {}
+    for env in envs:
+        urls = named.get(env) or shared
+        if not urls:
+            from agentenv.envs.registry import default_url
+
+            urls = [default_url(env)]
+        result[env] = urls
+    return result
+
+
+def parse_indices(text: str) -> list[int]:
+    """``"0:50"``, ``"0:50:5"`` or ``"3,7,9"`` as a list of indices."""
+    if ":" in text:
+        parts = [int(p) for p in text.split(":")]
+        if len(parts) not in (2, 3):
+            raise ValueError(f"bad index range {text!r}: use START:STOP[:STEP]")
+        return list(range(*parts))
+    return [int(p) for p in text.split(",") if p.strip()]
+
+
+def _tasks(sources: dict[str, RemoteEnv], args: argparse.Namespace) -> list:
+    from agentenv.controller.evaluator import EvalTask
+
+    tasks = []
+    for env, source in sources.items():
+        if args.indices:
+            indices = parse_indices(args.indices)
+        else:
+            split = args.split or args.default_split
+            splits = source.info().get("splits") or {}
+            if split not in splits:
+                raise SystemExit(f"{env}: no split {split!r} (the server has: {', '.join(splits) or 'none'})")
+            indices = list(range(*splits[split]))
+        if args.limit is not None:
+            indices = indices[: args.limit]
+        tasks += [EvalTask(env, source.base_urls, i) for i in indices]
+    return tasks

@@ -1,0 +1,73 @@
+"""One episode: an environment session working through one task, and the conversation so far."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agentenv.data.trajectory import Trajectory
+
+_uids = itertools.count()
+
+
+class Session(Protocol):
+    """What an episode needs from an environment session (``agentenv.envs.EnvSession`` and
+    :class:`agentenv.controller.sources.LocalSession` both fit)."""
+
+    def reset(self, data_idx: int) -> Any: ...  # has .observation and .task_type
+
+    def step(self, action: str) -> Any: ...  # has .observation, .reward, .score, .done, .success
+
+    def expert(self) -> Any: ...  # has .thought and .action
+
+    def close(self) -> None: ...
+
+
+@dataclass
+class Episode:
+    """The state of one episode while it runs, and its record once it has finished.
+
+    ``trajectory`` holds the whole conversation in AgentTraj form: the env's instruction, the "Ok."
+    acknowledgement, then alternating observations and replies.  While the episode runs its last turn is
+    the observation the agent must answer.
+    """
+
+    env: str
+    data_idx: int
+    session: Session | None
+    trajectory: Trajectory
+    #: which of the ``samples_per_task`` samples of this task this is
+    sample: int = 0
+    #: sampling settings for this episode; ``None`` means the agent's own default
+    temperature: float | None = None
+    seed: int | None = None
+    task_type: str = ""
+    rounds: int = 0
+    done: bool = False
+    score: float = 0.0
+    success: bool = False
+    #: why the episode ended: "done", "max_rounds", "context_overflow" or "error"
+    stop_reason: str | None = None
+    error: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    uid: int = field(default_factory=lambda: next(_uids))
+
+    @property
+    def item_id(self) -> str:
+        return self.trajectory.item_id
+
+    @property
+    def finished(self) -> bool:
+        return self.stop_reason is not None
+
+    def messages(self) -> list[dict[str, str]]:
+        """The conversation as chat messages (``user`` / ``assistant``), ready for a chat template."""
+        roles = {"human": "user", "gpt": "assistant"}
+        return [{"role": roles.get(t.role, t.role), "content": t.value} for t in self.trajectory.conversations]
+
+    def stop(self, reason: str, error: str | None = None) -> None:
+        """Mark the episode finished (the rollout engine records it and frees its slot)."""
+        self.stop_reason = reason
+        if error is not None:
+            self.error = error

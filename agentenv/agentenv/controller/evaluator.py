@@ -1,0 +1,225 @@
+"""Evaluate an agent over environment tasks: one JSONL line per finished episode, resumable, and a table.
+
+Results go to ``out_path`` (AgentTraj JSONL, appended and flushed per episode), so a killed run resumes:
+a rerun with the same arguments skips every (item id, sample) already in the file.  Beside it:
+``<stem>.meta.json`` (agent, temperature, seed, max rounds, the prompt, the runs so far) and
+``<stem>.report.json`` / ``<stem>.report.md`` (mean normalised score and success rate per env and task type).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from agentenv.controller.agents import Agent
+from agentenv.controller.episode import Episode
+from agentenv.controller.expert import ExpertAgent
+from agentenv.controller.report import EvalReport, build_report, normalised
+from agentenv.controller.rollout import Rollout, RolloutTask
+from agentenv.controller.sources import EnvSource, RemoteEnv
+from agentenv.data.trajectory import Trajectory, append_trajectory, read_trajectories
+
+
+@dataclass(frozen=True)
+class EvalTask:
+    """One task to evaluate: an env, the server(s) serving it, and the task index."""
+
+    env: str
+    base_urls: Sequence[str] | str
+    data_idx: int
+
+
+def evaluate(
+    agent: Agent,
+    tasks: Iterable[EvalTask],
+    out_path: str | os.PathLike,
+    *,
+    concurrency: int = 16,
+    max_rounds: int | Mapping[str, int] | None = None,
+    temperature: float | None = 0.0,
+    seed: int = 0,
+    samples_per_task: int = 1,
+    progress: bool = True,
+    sources: Mapping[str, EnvSource] | None = None,
+) -> EvalReport:
+    """Run ``agent`` on every task ``samples_per_task`` times; append the trajectories to ``out_path``.
+
+    ``max_rounds=None`` takes each env's own limit from its ``/info``.  ``temperature`` and ``seed`` apply to
+    every episode (``temperature=None`` leaves the agent's own); each episode's seed is derived from
+    ``seed``, its item id and its sample index, so results do not depend on batching or concurrency.
+    ``sources`` replaces the HTTP servers of the named envs (e.g. :class:`~agentenv.controller.sources.LocalEnv`).
+    Episodes that end on an environment error are not written (a rerun retries them) and are counted in
+    the report's ``errors``.  Returns the report over every requested episode in the file, including ones
+    finished by earlier runs.
+    """
+    out_path = Path(out_path)
+    tasks = list({(t.env, t.data_idx): t for t in tasks}.values())  # the same task twice is one task
+    envs = _sources(tasks, sources)
+    own_sources = [source for env, source in envs.items() if not (sources and env in sources)]
+    rollout = Rollout(agent, envs, concurrency=concurrency, max_rounds=max_rounds)
+    infos = {env: rollout.info(env) for env in envs}
+    wanted = {(f"{t.env}_{t.data_idx}", k) for t in tasks for k in range(samples_per_task)}
+    previous = _latest(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted)
+    done = {(t.item_id, _sample(t)) for t in previous}
+    todo = [
+        RolloutTask(t.env, t.data_idx, k, temperature, episode_seed(seed, f"{t.env}_{t.data_idx}", k))
+        for t in tasks
+        for k in range(samples_per_task)
+        if (f"{t.env}_{t.data_idx}", k) not in done
+    ]
+    settings = {
+        "agent": agent.settings(),
+        "temperature": temperature,
+        "seed": seed,
+        "samples_per_task": samples_per_task,
+        "max_rounds": {env: rollout.max_rounds(env) for env in envs},
+        "concurrency": concurrency,
+        "envs": {
+            env: {
+                "instruction": info.get("instruction", ""),
+                "version": info.get("version", ""),
+                "reward_range": info.get("reward_range"),
+                "base_urls": getattr(envs[env], "base_urls", []),
+            }
+            for env, info in infos.items()
+        },
+    }
+    meta_path = out_path.with_suffix(".meta.json")
+    run_record = _record_run_start(meta_path, settings, n_tasks=len(wanted), n_todo=len(todo))
+
+    errors = 0
+    bar = tqdm(total=len(wanted), initial=len(done), desc=f"eval {agent.name}", disable=not progress, file=sys.stderr)
+    successes = sum(t.success for t in previous)
+
+    def record(ep: Episode) -> None:
+        nonlocal errors, successes
+        if ep.stop_reason == "error":
+            errors += 1
+            tqdm.write(f"[agentenv] {ep.item_id} (sample {ep.sample}): {ep.error}", file=sys.stderr)
+            return
+        traj = ep.trajectory
+        traj.meta.update(
+            normalised_score=normalised(traj.reward, infos[ep.env]["reward_range"]),
+            temperature=temperature,
+            seed=seed,
+        )
+        append_trajectory(out_path, traj)
+        successes += traj.success
+        bar.update(1)
+        bar.set_postfix(success=f"{successes / max(bar.n, 1):.0%}", refresh=False)
+
+    try:
+        rollout.run(todo, on_finish=record)
+    finally:
+        bar.close()
+        for source in own_sources:
+            source.close()
+        _record_run_end(meta_path, run_record, errors)
+
+    report = build_report(
+        _latest(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted),
+        {env: info["reward_range"] for env, info in infos.items()},
+        errors=errors,
+        settings=settings,
+    )
+    report.save(out_path.with_suffix(""))
+    if progress:
+        print(report.markdown(), end="")
+    return report
+
+
+def collect(
+    env: str,
+    base_urls: Sequence[str] | str,
+    indices: Iterable[int],
+    out_path: str | os.PathLike,
+    *,
+    concurrency: int = 16,
+    max_rounds: int | None = None,
+    progress: bool = True,
+    sources: Mapping[str, EnvSource] | None = None,
+) -> EvalReport:
+    """Expert trajectories for ``indices`` of ``env`` (``source="expert"``), written like :func:`evaluate`.
+
+    Every finished episode is written, with its ``success``; training sets keep the successful ones.
+    """
+    tasks = [EvalTask(env, base_urls, i) for i in indices]
+    with ExpertAgent(concurrency=concurrency) as agent:
+        return evaluate(
+            agent, tasks, out_path, concurrency=concurrency, max_rounds=max_rounds, temperature=None,
+            progress=progress, sources=sources,
+        )
+
+
+def episode_seed(seed: int, item_id: str, sample: int) -> int:
+    """A per-episode seed that depends only on the run's seed, the task and the sample index."""
+    return zlib.crc32(f"{seed}:{item_id}:{sample}".encode()) & 0x7FFFFFFF
+
+
+# --- helpers ---------------------------------------------------------------------------------------
+def _sources(tasks: list[EvalTask], given: Mapping[str, EnvSource] | None) -> dict[str, EnvSource]:
+    urls: dict[str, list[str]] = {}
+    for t in tasks:
+        env_urls = urls.setdefault(t.env, [])
+        for url in [t.base_urls] if isinstance(t.base_urls, str) else t.base_urls:
+            if url not in env_urls:
+                env_urls.append(url)
+    envs: dict[str, EnvSource] = {}
+    for env, env_urls in urls.items():
+        if given and env in given:
+            envs[env] = given[env]
+        elif env_urls:
+            envs[env] = RemoteEnv(env, env_urls)
+        else:
+            raise ValueError(f"no server URL for env {env!r}")
+    return envs
+
+
+def _sample(t: Trajectory) -> int:
+    return int(t.meta.get("sample", 0))
+
+
+def _read(path: Path) -> Iterable[Trajectory]:
+    return read_trajectories(path) if path.exists() else []
+
+
+def _latest(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
+    by_key = {(t.item_id, _sample(t)): t for t in trajectories}
+    return list(by_key.values())
+
+
+def _record_run_start(meta_path: Path, settings: dict[str, Any], *, n_tasks: int, n_todo: int) -> dict[str, Any]:
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    for name in ("agent", "temperature", "seed", "samples_per_task", "max_rounds"):
+        if name in meta and meta[name] != settings[name]:
+            print(
+                f"[agentenv] warning: {meta_path} was started with {name}={meta[name]!r}, now {settings[name]!r}",
+                file=sys.stderr,
+            )
+    runs = meta.get("runs", [])
+    run = {"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "episodes_requested": n_tasks, "episodes_to_run": n_todo}
+    runs.append(run)
+    _write_json(meta_path, settings | {"runs": runs})
+    return run
+
+
+def _record_run_end(meta_path: Path, run: dict[str, Any], errors: int) -> None:
+    meta = json.loads(meta_path.read_text())
+    meta["runs"][-1] = run | {"ended": time.strftime("%Y-%m-%dT%H:%M:%S"), "errors": errors}
+    _write_json(meta_path, meta)
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp, path)

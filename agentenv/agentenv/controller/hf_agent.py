@@ -1,0 +1,373 @@
+"""A local Hugging Face causal LM as an agent.
+
+Every round, the live episodes are generated for in one batch, and each episode keeps its KV cache from
+one round to the next, so a round only prefills what is new (the last reply's end, the new observation
+and the generation prompt).  Re-encoding the whole conversation every round, as a plain
+``model.generate`` loop does, is where most of the time goes once conversations grow long.
+
+How a round runs (``HFAgent._generate``):
+
+1. Each episode's conversation is rendered with the chat template and tokenised.  Its cached tokens are
+   compared with these; the longest common prefix is kept and only the rest is fed to the model.  This
+   makes the cached result equal, token for token, to re-encoding the whole conversation: if the reply
+   the model generated re-tokenises differently, the cache is simply cut back to where they agree.
+2. The kept caches are copied, left-padded to a common length, into one buffer per layer with room for
+   the new tokens (:class:`_RoundLayer`), so decoding writes in place instead of concatenating.  A row
+   looks like ``[pad | cached prefix | pad | new tokens | generated ...]``; the attention mask (built
+   here, 4-D) hides every padding slot, and ``position_ids`` count only real tokens.
+3. After decoding, each row's real slots are gathered back into that episode's own cache.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers.cache_utils import Cache, DynamicLayer
+
+from agentenv.controller.agents import Agent
+from agentenv.controller.episode import Episode
+
+#: fallback templates for tokenizers that ship none
+CHATML_TEMPLATE = (
+    "{% for m in messages %}"
+    "{{ '<|im_start|>' + m['role'] + '\n' + m['content'] + '<|im_end|>' + '\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+LLAMA2_TEMPLATE = (
+    "{% for m in messages %}"
+    "{% if m['role'] == 'assistant' %}{{ ' ' + m['content'] | trim + ' ' + eos_token }}"
+    "{% else %}{{ bos_token + '[INST] ' + m['content'] | trim + ' [/INST]' }}{% endif %}"
+    "{% endfor %}"
+)
+_STOP_TEXT = {"chatml": ["<|im_end|>"], "llama2": ["</s>", "[INST]"]}
+
+
+@dataclass
+class _EpisodeCache:
+    """One episode's KV cache: the tokens it covers and, per layer, keys and values ``[heads, len, dim]``."""
+
+    tokens: list[int] = field(default_factory=list)
+    keys: list[torch.Tensor] = field(default_factory=list)
+    values: list[torch.Tensor] = field(default_factory=list)
+
+
+@dataclass
+class _Row:
+    """One episode's part of a generation batch."""
+
+    episode: Episode
+    prompt: list[int]
+    cache: _EpisodeCache
+    keep: int  # how many cached tokens are reused
+    temperature: float
+    generator: torch.Generator | None
+
+
+class HFAgent(Agent):
+    """A transformers causal LM: batched generation, KV cache kept per episode across rounds.
+
+    ``model_path`` is a local HF folder (or pass an already loaded ``model`` and ``tokenizer``).
+    ``temperature`` 0 is greedy; otherwise sampling with ``top_p``, reproducible per episode from ``seed``
+    (an episode's own ``temperature`` / ``seed`` override these).  Generation stops at EOS or after
+    ``max_new_tokens``.  An episode whose prompt plus ``max_new_tokens`` would pass ``max_length`` (default:
+    the model's ``max_position_embeddings``) is stopped with reason ``context_overflow``.
+
+    ``chat_format``: ``"auto"`` uses the tokenizer's own chat template, or a Llama-2 ``[INST]`` template for
+    Llama-2-style tokenizers without one, or ChatML otherwise; ``"chatml"`` / ``"llama2"`` force a fallback.
+    ``reuse_cache=False`` re-encodes every conversation each round (the slow reference behaviour);
+    ``ignore_eos=True`` always generates ``max_new_tokens`` (for benchmarks).
+    """
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike | None = None,
+        *,
+        model: Any = None,
+        tokenizer: Any = None,
+        max_new_tokens: int = 256,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int = 0,
+        batch_size: int = 32,
+        max_length: int | None = None,
+        chat_format: str = "auto",
+        reuse_cache: bool = True,
+        ignore_eos: bool = False,
+        device: str | None = None,
+        dtype: str | torch.dtype | None = None,
+    ) -> None:
+        if model is None and model_path is None:
+            raise ValueError("HFAgent needs model_path or a loaded model")
+        device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        if model is None:
+            if dtype is None:
+                dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
+            model = AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype)
+            model.to(device)
+        if tokenizer is None:
+            tokenizer = AutoTokenizer.from_pretrained(model_path or model.name_or_path)
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.device = next(model.parameters()).device
+        self.name = f"hf:{model_path if model_path is not None else model.name_or_path}"
+        self.max_new_tokens = max_new_tokens
+        self.temperature = temperature
+        self.top_p = top_p
+        self.seed = seed
+        self.batch_size = batch_size
+        self.reuse_cache = reuse_cache
+        self.max_length = max_length or getattr(model.config.get_text_config(), "max_position_embeddings", None) or 4096
+        self.chat_format = self._pick_chat_format(chat_format)
+        self.template = {"chatml": CHATML_TEMPLATE, "llama2": LLAMA2_TEMPLATE}.get(self.chat_format)
+        self.pad_id = _first_int(tokenizer.pad_token_id, tokenizer.eos_token_id, 0)
+        self.stop_ids = set() if ignore_eos else self._stop_token_ids()
+        self.stop_text = _STOP_TEXT.get(self.chat_format, [])
+        self._caches: dict[int, _EpisodeCache] = {}
+        self._generators: dict[int, torch.Generator] = {}
+        #: token counts since construction: prompt tokens fed to the model vs taken from the cache
+        self.stats = {"prefilled_tokens": 0, "reused_tokens": 0, "generated_tokens": 0}
+
+    # --- prompts ---------------------------------------------------------------------------------
+    def _pick_chat_format(self, chat_format: str) -> str:
+        if chat_format not in ("auto", "chatml", "llama2"):
+            raise ValueError(f"chat_format must be auto, chatml or llama2, not {chat_format!r}")
+        if chat_format != "auto":
+            return chat_format
+        if getattr(self.tokenizer, "chat_template", None):
+            return "model"
+        looks_llama2 = self.tokenizer.bos_token == "<s>" and self.tokenizer.eos_token == "</s>"
+        return "llama2" if looks_llama2 else "chatml"
+
+    def _stop_token_ids(self) -> set[int]:
+        ids = {self.tokenizer.eos_token_id}
+        configured = getattr(self.model.generation_config, "eos_token_id", None)
+        ids.update(configured if isinstance(configured, list) else [configured])
+        if self.chat_format in ("chatml", "model"):
+            im_end = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
+            if isinstance(im_end, int) and im_end != self.tokenizer.unk_token_id:
+                ids.add(im_end)
+        return {i for i in ids if isinstance(i, int)}
+
+    def prompt_text(self, messages: list[dict[str, str]]) -> str:
+        """The conversation rendered for generation (template plus the assistant generation prompt)."""
+        return self.tokenizer.apply_chat_template(
+            messages, chat_template=self.template, tokenize=False, add_generation_prompt=True
+        )
+
+    def prompt_ids(self, messages: list[dict[str, str]]) -> list[int]:
+        return self.tokenizer(self.prompt_text(messages), add_special_tokens=False)["input_ids"]
+
+    def decode_reply(self, token_ids: list[int]) -> str:
+        """Generated tokens to reply text: stop token and anything after a stop string removed."""
+        text = self.tokenizer.decode([t for t in token_ids if t not in self.stop_ids], skip_special_tokens=True)
+        for stop in self.stop_text:
+            text = text.split(stop, 1)[0]
+        return text.strip()
+
+    # --- the Agent interface ---------------------------------------------------------------------
+    def act(self, episodes: list[Episode]) -> list[str]:
+        replies = [""] * len(episodes)
+        rows: list[tuple[int, _Row]] = []
+        for i, ep in enumerate(episodes):
+            prompt = self.prompt_ids(ep.messages())
+            if len(prompt) + self.max_new_tokens > self.max_length:
+                ep.meta["context_tokens"] = len(prompt)
+                ep.stop("context_overflow")
+                self.release(ep)
+                continue
+            rows.append((i, self._row(ep, prompt)))
+        # rows with similar cached lengths batch together with the least padding
+        rows.sort(key=lambda r: r[1].keep)
+        for start in range(0, len(rows), self.batch_size):
+            chunk = rows[start : start + self.batch_size]
+            for (i, _), reply in zip(chunk, self._generate([r for _, r in chunk]), strict=True):
+                replies[i] = reply
+        return replies
+
+    def release(self, episode: Episode) -> None:
+        self._caches.pop(episode.uid, None)
+        self._generators.pop(episode.uid, None)
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "max_new_tokens": self.max_new_tokens,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "seed": self.seed,
+            "chat_format": self.chat_format,
+            "max_length": self.max_length,
+            "reuse_cache": self.reuse_cache,
+        }
+
+    def _row(self, ep: Episode, prompt: list[int]) -> _Row:
+        cache = self._caches.setdefault(ep.uid, _EpisodeCache())
+        keep = _common_prefix(cache.tokens, prompt) if self.reuse_cache else 0
+        keep = min(keep, len(prompt) - 1)  # at least one new token, whose logits start the reply
+        self.stats["reused_tokens"] += keep
+        self.stats["prefilled_tokens"] += len(prompt) - keep
+        temperature = self.temperature if ep.temperature is None else ep.temperature
+        generator = None
+        if temperature > 0:
+            generator = self._generators.get(ep.uid)
+            if generator is None:
+                seed = self.seed if ep.seed is None else ep.seed
+                generator = torch.Generator(self.device)
+                generator.manual_seed(zlib.crc32(f"{seed}:{ep.item_id}:{ep.sample}".encode()))
+                self._generators[ep.uid] = generator
+        return _Row(ep, prompt, cache, keep, temperature, generator)
+
+    # --- batched generation over per-episode caches ----------------------------------------------
+    @torch.inference_mode()
+    def _generate(self, rows: list[_Row]) -> list[str]:
+        n_layers = self.model.config.get_text_config().num_hidden_layers
+        batch = len(rows)
+        prefix = max(r.keep for r in rows)
+        n_new = max(len(r.prompt) - r.keep for r in rows)
+        capacity = prefix + n_new + self.max_new_tokens
+        tokens = torch.full((batch, capacity), self.pad_id, dtype=torch.long)
+        real = torch.zeros((batch, capacity), dtype=torch.bool)
+        past_keys: list[list[torch.Tensor | None]] = [[None] * batch for _ in range(n_layers)]
+        past_values: list[list[torch.Tensor | None]] = [[None] * batch for _ in range(n_layers)]
+        for b, row in enumerate(rows):
+            new = row.prompt[row.keep :]
+            tokens[b, prefix + n_new - len(new) : prefix + n_new] = torch.tensor(new)
+            real[b, prefix + n_new - len(new) : prefix + n_new] = True
+            if row.keep:
+                tokens[b, prefix - row.keep : prefix] = torch.tensor(row.prompt[: row.keep])
+                real[b, prefix - row.keep : prefix] = True
+                for layer in range(n_layers):
+                    past_keys[layer][b] = row.cache.keys[layer][:, : row.keep]
+                    past_values[layer][b] = row.cache.values[layer][:, : row.keep]
+        positions = (real.long().cumsum(1) - 1).clamp(min=0)
+        tokens, real, positions = tokens.to(self.device), real.to(self.device), positions.to(self.device)
+        cache = Cache(layers=[_RoundLayer(past_keys[i], past_values[i], prefix, capacity) for i in range(n_layers)])
+
+        generated: list[list[int]] = [[] for _ in rows]
+        active = torch.ones(batch, dtype=torch.bool, device=self.device)
+        start, width = prefix, n_new
+        for step in range(self.max_new_tokens):
+            logits = self.model(
+                input_ids=tokens[:, start : start + width],
+                attention_mask=_attention_mask(real, start, width, self.model.dtype),
+                position_ids=positions[:, start : start + width],
+                past_key_values=cache,
+                use_cache=True,
+                logits_to_keep=1,
+            ).logits[:, -1].float()
+            next_tokens = self._choose(logits, rows)
+            for b in active.nonzero().flatten().tolist():
+                generated[b].append(int(next_tokens[b]))
+            fed = active.clone()  # rows that produced a real token this step
+            active &= ~_isin(next_tokens, self.stop_ids)
+            if step == self.max_new_tokens - 1 or not active.any():
+                break
+            start, width = start + width, 1
+            tokens[:, start] = torch.where(fed, next_tokens, self.pad_id)
+            real[:, start] = fed
+            positions[:, start] = real[:, :start].sum(1)
+
+        length = cache.layers[0].length
+        for b, row in enumerate(rows):
+            keep = real[b, :length].nonzero().flatten()
+            row.cache.tokens = tokens[b, keep].tolist()
+            row.cache.keys = [layer.key_buffer[b][:, keep] for layer in cache.layers]
+            row.cache.values = [layer.value_buffer[b][:, keep] for layer in cache.layers]
+        self.stats["generated_tokens"] += sum(len(g) for g in generated)
+        return [self.decode_reply(g) for g in generated]
+
+    def _choose(self, logits: torch.Tensor, rows: list[_Row]) -> torch.Tensor:
+        """Next token per row: argmax, or a sample at the row's temperature with nucleus ``top_p``."""
+        choice = logits.argmax(-1)
+        for b, row in enumerate(rows):
+            if row.temperature <= 0:
+                continue
+            probs = torch.softmax(logits[b] / row.temperature, dim=-1)
+            if self.top_p < 1.0:
+                sorted_probs, order = probs.sort(descending=True)
+                outside = sorted_probs.cumsum(0) - sorted_probs > self.top_p
+                probs = probs.scatter(0, order, sorted_probs.masked_fill(outside, 0.0))
+            choice[b] = torch.multinomial(probs, 1, generator=row.generator)[0]
+        return choice
+
+
+class _RoundLayer(DynamicLayer):
+    """One layer's KV cache for one generation round.
+
+    On the first forward it allocates ``[batch, heads, capacity, dim]`` and copies each row's kept prefix in,
+    right-aligned at ``prefix_len``; every forward, the first included, writes its keys and values in place.
+    """
+
+    def __init__(self, past_keys: list, past_values: list, prefix_len: int, capacity: int) -> None:
+        super().__init__()
+        self._past = (past_keys, past_values)
+        self.length = prefix_len
+        self.capacity = capacity
+
+    def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
+        batch, heads, _, dim = key_states.shape
+        self.dtype, self.device = key_states.dtype, key_states.device
+        # slots from `length` on are written by `update` before anything reads them; the padding before each
+        # row's prefix is zeroed, since masked keys must still be finite (0 * NaN would leak through softmax)
+        self.key_buffer = key_states.new_empty(batch, heads, self.capacity, dim)
+        self.value_buffer = value_states.new_empty(batch, heads, self.capacity, value_states.shape[-1])
+        for b, (k, v) in enumerate(zip(*self._past, strict=True)):
+            kept = 0 if k is None else k.shape[1]
+            self.key_buffer[b, :, : self.length - kept] = 0
+            self.value_buffer[b, :, : self.length - kept] = 0
+            if kept:
+                self.key_buffer[b, :, self.length - kept : self.length] = k
+                self.value_buffer[b, :, self.length - kept : self.length] = v
+        self._past = None
+        self.is_initialized = True
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+        if not self.is_initialized:
+            self.lazy_initialization(key_states, value_states)
+        end = self.length + key_states.shape[-2]
+        self.key_buffer[:, :, self.length : end] = key_states
+        self.value_buffer[:, :, self.length : end] = value_states
+        self.length = end
+        self.keys, self.values = self.key_buffer[:, :, :end], self.value_buffer[:, :, :end]
+        return self.keys, self.values
+
+    def get_seq_length(self) -> int:
+        return self.length
+
+    def get_max_length(self) -> int:
+        return self.capacity
+
+
+def _attention_mask(real: torch.Tensor, start: int, width: int, dtype: torch.dtype) -> torch.Tensor:
+    """Additive 4-D mask for queries at columns ``start..start+width``: each real query sees the real keys
+    at or before it; a padding query sees only itself, so no softmax row is ever empty (no NaNs)."""
+    end = start + width
+    query_cols = torch.arange(start, end, device=real.device)
+    key_cols = torch.arange(end, device=real.device)
+    allowed = real[:, None, :end] & (key_cols[None, None, :] <= query_cols[None, :, None])
+    allowed[:, torch.arange(width, device=real.device), query_cols] = True
+    mask = torch.zeros(allowed.shape, dtype=dtype, device=real.device)
+    return mask.masked_fill_(~allowed, torch.finfo(dtype).min)[:, None]
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
+def _isin(values: torch.Tensor, ids: set[int]) -> torch.Tensor:
+    return torch.isin(values, torch.tensor(sorted(ids), device=values.device))
+
+
+def _first_int(*values: Any) -> int:
+    return next(v for v in values if isinstance(v, int))
+

@@ -1,0 +1,140 @@
+"""Any OpenAI-compatible chat endpoint as an agent (a vLLM ``serve`` process, a hosted API ...)."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from agentenv.controller.agents import Agent
+from agentenv.controller.episode import Episode
+
+#: answers worth retrying: timeouts, rate limits, server-side failures
+RETRY_STATUSES = {408, 429, 500, 502, 503, 504}
+
+
+class AgentError(RuntimeError):
+    """The model endpoint failed for good (retries spent, or a request it will never accept)."""
+
+
+class OpenAIAgent(Agent):
+    """Chat completions against ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``), one request per episode,
+    up to ``concurrency`` at a time.
+
+    A failed request (connection error, timeout, 408/429/5xx) is retried up to ``max_retries`` times with
+    exponential backoff and jitter, then raises :class:`AgentError`.  A 400 that says the context is too
+    long stops that episode with reason ``context_overflow``.  ``api_key`` defaults to ``$OPENAI_API_KEY``.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        max_tokens: int = 512,
+        seed: int = 0,
+        concurrency: int = 16,
+        max_retries: int = 5,
+        backoff_s: float = 1.0,
+        max_backoff_s: float = 30.0,
+        timeout: float = 120.0,
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
+        if not urlsplit(base_url).path.strip("/"):
+            base_url = base_url.rstrip("/") + "/v1"
+        self.model = model
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.name = f"openai:{model}"
+        self.temperature = temperature
+        self.top_p = top_p
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.extra_body = extra_body or {}
+        api_key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        self._client = httpx.Client(
+            headers={"Authorization": f"Bearer {api_key}"},
+            timeout=timeout,
+            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+        )
+        self._pool = ThreadPoolExecutor(concurrency, thread_name_prefix="openai-agent")
+        self._lock = threading.Lock()
+        #: request counts since construction
+        self.stats = {"requests": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
+
+    def act(self, episodes: list[Episode]) -> list[str]:
+        return list(self._pool.map(self._reply, episodes))
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "url": self.url,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+        }
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        self._client.close()
+
+    def request_body(self, episode: Episode) -> dict[str, Any]:
+        temperature = self.temperature if episode.temperature is None else episode.temperature
+        body = {
+            "model": self.model,
+            "messages": episode.messages(),
+            "temperature": temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed if episode.seed is None else episode.seed,
+        }
+        return body | self.extra_body
+
+    def _reply(self, episode: Episode) -> str:
+        body = self.request_body(episode)
+        for attempt in range(self.max_retries + 1):
+            try:
+                response = self._client.post(self.url, json=body)
+            except httpx.TransportError as exc:
+                failure = f"{type(exc).__name__}: {exc}"
+            else:
+                if response.status_code == 200:
+                    return self._content(response.json())
+                failure = f"HTTP {response.status_code}: {response.text[:300]}"
+                if response.status_code == 400 and _is_context_overflow(response.text):
+                    episode.stop("context_overflow", failure)
+                    return ""
+                if response.status_code not in RETRY_STATUSES:
+                    raise AgentError(f"{self.url}: {failure}")
+            if attempt < self.max_retries:
+                with self._lock:
+                    self.stats["retries"] += 1
+                delay = min(self.max_backoff_s, self.backoff_s * 2**attempt)
+                time.sleep(delay * random.uniform(0.5, 1.0))
+        raise AgentError(f"{self.url}: gave up after {self.max_retries + 1} attempts; last: {failure}")
+
+    def _content(self, data: dict[str, Any]) -> str:
+        usage = data.get("usage") or {}
+        with self._lock:
+            self.stats["requests"] += 1
+            self.stats["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
+            self.stats["completion_tokens"] += int(usage.get("completion_tokens") or 0)
+        choices = data.get("choices") or [{}]
+        return ((choices[0].get("message") or {}).get("content") or "").strip()
+
+
+def _is_context_overflow(text: str) -> bool:
+    text = text.lower()
+    return "context" in text and ("length" in text or "too long" in text or "maximum" in text)

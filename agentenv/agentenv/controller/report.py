@@ -1,0 +1,106 @@
+"""The result table of an evaluation: mean score (normalised 0-1) and success rate per env and task type."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentenv.data.trajectory import Trajectory
+
+ALL = "all"
+
+
+@dataclass
+class ResultRow:
+    """One line of the table; ``task_type`` is ``"all"`` for an env's total (and ``env`` too for the grand total)."""
+
+    env: str
+    task_type: str
+    n: int
+    score: float  # mean normalised score, 0-1
+    success: float  # success rate, 0-1
+
+
+@dataclass
+class EvalReport:
+    rows: list[ResultRow]
+    #: episodes that ended on an environment error (not written: a rerun retries them)
+    errors: int = 0
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def row(self, env: str = ALL, task_type: str = ALL) -> ResultRow | None:
+        return next((r for r in self.rows if r.env == env and r.task_type == task_type), None)
+
+    @property
+    def n(self) -> int:
+        total = self.row()
+        return total.n if total else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rows": [asdict(r) for r in self.rows], "errors": self.errors, "settings": self.settings}
+
+    def markdown(self) -> str:
+        lines = ["| env | task type | n | score | success |", "|---|---|---:|---:|---:|"]
+        for r in self.rows:
+            lines.append(f"| {r.env} | {r.task_type} | {r.n} | {r.score:.3f} | {100 * r.success:.1f}% |")
+        if self.errors:
+            lines.append(f"\n{self.errors} episode(s) ended on an environment error and were not recorded; rerun to retry.")
+        return "\n".join(lines) + "\n"
+
+    def save(self, stem: str | os.PathLike) -> tuple[Path, Path]:
+        """Write ``<stem>.report.json`` and ``<stem>.report.md``; return both paths."""
+        stem = Path(stem)
+        json_path, md_path = stem.with_name(stem.name + ".report.json"), stem.with_name(stem.name + ".report.md")
+        json_path.write_text(json.dumps(self.to_json(), indent=2) + "\n")
+        md_path.write_text(self.markdown())
+        return json_path, md_path
+
+    def __str__(self) -> str:
+        return self.markdown()
+
+
+def normalised(score: float, reward_range: tuple[float, float] | list[float]) -> float:
+    """``score`` mapped onto 0-1 by the env's reward range."""
+    lo, hi = reward_range
+    return (score - lo) / (hi - lo) if hi > lo else score
+
+
+def build_report(
+    trajectories: Iterable[Trajectory],
+    reward_ranges: Mapping[str, tuple[float, float] | list[float]],
+    *,
+    errors: int = 0,
+    settings: dict[str, Any] | None = None,
+) -> EvalReport:
+    """Aggregate trajectories per env, per (env, task type) and overall."""
+    groups: dict[tuple[str, str], list[tuple[float, bool]]] = defaultdict(list)
+    for t in trajectories:
+        result = (normalised(t.reward, reward_ranges.get(t.env, (0.0, 1.0))), bool(t.success))
+        task_type = str(t.meta.get("task_type") or t.env)
+        groups[(t.env, ALL)].append(result)
+        groups[(ALL, ALL)].append(result)
+        if task_type != t.env:
+            groups[(t.env, task_type)].append(result)
+
+    def key(k: tuple[str, str]) -> tuple[bool, str, bool, str]:
+        env, task_type = k
+        return (env == ALL, env, task_type != ALL, task_type)  # per env: total first, then its types
+
+    rows = []
+    for k in sorted(groups, key=key):
+        results = groups[k]
+        rows.append(
+            ResultRow(
+                env=k[0],
+                task_type=k[1],
+                n=len(results),
+                score=sum(s for s, _ in results) / len(results),
+                success=sum(ok for _, ok in results) / len(results),
+            )
+        )
+    return EvalReport(rows, errors=errors, settings=settings or {})

@@ -1,0 +1,237 @@
+"""The rollout engine: many episodes at once, one agent call per round.
+
+Each round gathers every live episode, asks the agent for all their replies in one ``act`` call (one
+batched generation, or concurrent API requests), then steps all their environments concurrently.  An
+episode ends on ``done``, after ``max_rounds`` replies, when the agent stops it (context overflow) or on an
+environment error; its slot goes straight to the next pending task (continuous batching).
+
+Sessions are opened once per slot and reused with ``reset`` for the next task of the same environment, and
+every session is closed when the run ends, also on an exception or Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from agentenv.controller.agents import Agent
+from agentenv.controller.episode import Episode, Session
+from agentenv.controller.sources import EnvSource
+from agentenv.data.trajectory import Trajectory
+
+
+@dataclass(frozen=True)
+class RolloutTask:
+    """One episode to run: a task of an env, which sample of it, and its sampling settings."""
+
+    env: str
+    data_idx: int
+    sample: int = 0
+    temperature: float | None = None
+    seed: int | None = None
+
+
+class Rollout:
+    """Runs tasks with ``agent`` over the environments in ``envs`` (env name -> source).
+
+    ``concurrency`` is the number of episodes live at once (and of sessions held); ``max_rounds`` an int
+    for every env, a mapping per env, or ``None`` for each env's own ``/info`` value.
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        envs: Mapping[str, EnvSource],
+        *,
+        concurrency: int = 16,
+        max_rounds: int | Mapping[str, int] | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.agent = agent
+        self.envs = dict(envs)
+        self.concurrency = concurrency
+        self._max_rounds = max_rounds
+        self._info: dict[str, dict[str, Any]] = {}
+        self._held: set[Session] = set()
+        self._lock = threading.Lock()
+        #: wall time spent in the agent and in the environments (reset + step), seconds
+        self.timing = {"agent_s": 0.0, "env_s": 0.0}
+
+    def info(self, env: str) -> dict[str, Any]:
+        if env not in self._info:
+            self._info[env] = self.envs[env].info()
+        return self._info[env]
+
+    def max_rounds(self, env: str) -> int:
+        if isinstance(self._max_rounds, int):
+            return self._max_rounds
+        if isinstance(self._max_rounds, Mapping) and env in self._max_rounds:
+            return self._max_rounds[env]
+        return int(self.info(env)["max_rounds"])
+
+    def run(self, tasks: Iterable[RolloutTask], on_finish: Callable[[Episode], None] | None = None) -> list[Episode]:
+        """Run every task; call ``on_finish`` with each episode as it ends; return them all."""
+        pending = deque(tasks)
+        for env in {t.env for t in pending}:
+            if env not in self.envs:
+                raise KeyError(f"no source for env {env!r}")
+            self.info(env)
+        live: list[Episode] = []
+        idle: dict[str, list[Session]] = defaultdict(list)
+        finished: list[Episode] = []
+        self._held: set[Session] = set()  # every session opened and not yet closed
+
+        def finish(ep: Episode) -> None:
+            self._finalise(ep)
+            self.agent.release(ep)
+            session, ep.session = ep.session, None
+            if session is not None:
+                if ep.stop_reason == "error":
+                    self._close(session)  # it may be broken: never reuse it
+                else:
+                    idle[ep.env].append(session)
+            finished.append(ep)
+            if on_finish is not None:
+                on_finish(ep)
+
+        pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="rollout")
+        try:
+            while pending or live:
+                starting = []
+                while pending and len(live) + len(starting) < self.concurrency:
+                    starting.append(pending.popleft())
+                for ep in self._start(starting, idle, len(live), pool):
+                    if ep.finished:
+                        finish(ep)
+                    else:
+                        live.append(ep)
+                if not live:
+                    continue
+                t0 = time.perf_counter()
+                replies = self.agent.act(live)
+                self.timing["agent_s"] += time.perf_counter() - t0
+                if len(replies) != len(live):
+                    raise RuntimeError(f"{self.agent.name} returned {len(replies)} replies for {len(live)} episodes")
+                stepping = [(ep, reply) for ep, reply in zip(live, replies, strict=True) if not ep.finished]
+                t0 = time.perf_counter()
+                list(pool.map(lambda pair: self._step(*pair), stepping))
+                self.timing["env_s"] += time.perf_counter() - t0
+                for ep in live:
+                    if ep.finished:
+                        finish(ep)
+                live = [ep for ep in live if not ep.finished]
+        finally:
+            # let in-flight opens and steps land first, so no session they create escapes the close below
+            pool.shutdown(wait=True, cancel_futures=True)
+            for ep in live:
+                self.agent.release(ep)
+            left = list(self._held)
+            if left:
+                with ThreadPoolExecutor(min(len(left), 32)) as closer:
+                    list(closer.map(self._close, left))
+        return finished
+
+    # --- steps of the loop -----------------------------------------------------------------------
+    def _start(
+        self, tasks: list[RolloutTask], idle: dict[str, list[Session]], busy: int, pool: ThreadPoolExecutor
+    ) -> list[Episode]:
+        """Open (or reuse) a session for each task and reset it, concurrently."""
+        if not tasks:
+            return []
+        reused: list[Session | None] = []
+        for task in tasks:
+            reused.append(idle[task.env].pop() if idle[task.env] else None)
+        # keep the sessions held within `concurrency`: close idle ones of other envs that would go over
+        spare = [s for group in idle.values() for s in group]
+        excess = busy + len(tasks) + len(spare) - self.concurrency
+        for env in list(idle):
+            while excess > 0 and idle[env]:
+                self._close(idle[env].pop())
+                excess -= 1
+        t0 = time.perf_counter()
+        episodes = list(pool.map(self._open, tasks, reused))
+        self.timing["env_s"] += time.perf_counter() - t0
+        return episodes
+
+    def _open(self, task: RolloutTask, session: Session | None) -> Episode:
+        info = self.info(task.env)
+        split = _split_of(info, task.data_idx)
+        trajectory = Trajectory.start(task.env, task.data_idx, info["instruction"], split=split, source=self.agent.name)
+        ep = Episode(task.env, task.data_idx, session, trajectory, task.sample, task.temperature, task.seed)
+        try:
+            if ep.session is None:
+                ep.session = self.envs[task.env].session()
+                with self._lock:
+                    self._held.add(ep.session)
+            reset = ep.session.reset(task.data_idx)
+        except Exception as exc:
+            ep.stop("error", f"reset: {type(exc).__name__}: {exc}")
+            return ep
+        ep.task_type = getattr(reset, "task_type", "") or task.env
+        trajectory.add_observation(reset.observation)
+        return ep
+
+    def _step(self, ep: Episode, reply: str) -> None:
+        ep.trajectory.add_reply(reply)
+        try:
+            out = ep.session.step(reply)
+        except Exception as exc:
+            ep.stop("error", f"step: {type(exc).__name__}: {exc}")
+            return
+        ep.rounds += 1
+        ep.score, ep.success, ep.done = float(out.score), bool(out.success), bool(out.done)
+        ep.trajectory.add_observation(out.observation)
+        if ep.done:
+            ep.stop("done")
+        elif ep.rounds >= self.max_rounds(ep.env):
+            ep.stop("max_rounds")
+
+    def _close(self, session: Session) -> None:
+        with self._lock:
+            self._held.discard(session)
+        try:
+            session.close()
+        except Exception:
+            pass  # the server may already have dropped it (TTL, crash); nothing left to free here
+
+    @staticmethod
+    def _finalise(ep: Episode) -> None:
+        """Fill the trajectory's result fields; the conversation ends on the last reply, and the
+        observation that followed it (or that the agent could not answer) goes to ``meta``."""
+        traj = ep.trajectory
+        if len(traj.conversations) > 2 and traj.conversations[-1].role == "human":
+            ep.meta["final_observation"] = traj.conversations.pop().value
+        traj.reward = ep.score
+        traj.success = ep.success
+        traj.meta.update(
+            sample=ep.sample, task_type=ep.task_type, rounds=ep.rounds, stop_reason=ep.stop_reason, **ep.meta
+        )
+        if ep.error:
+            traj.meta["error"] = ep.error
+
+
+def run_episodes(
+    agent: Agent,
+    envs: Mapping[str, EnvSource],
+    tasks: Iterable[RolloutTask],
+    *,
+    concurrency: int = 16,
+    max_rounds: int | Mapping[str, int] | None = None,
+) -> list[Episode]:
+    """Run ``tasks`` and return the finished episodes (their ``trajectory`` is the AgentTraj record)."""
+    return Rollout(agent, envs, concurrency=concurrency, max_rounds=max_rounds).run(tasks)
+
+
+def _split_of(info: dict[str, Any], data_idx: int) -> str:
+    for name, (start, stop) in (info.get("splits") or {}).items():
+        if start <= data_idx < stop:
+            return name
+    return ""
+
+

@@ -1,0 +1,87 @@
+"""AgentTraj files as a Hugging Face ``datasets.Dataset``.
+
+Any mix of ``.json`` (a list, as AgentGym releases AgentTraj / AgentTraj-L) and ``.jsonl`` files (one
+trajectory a line, as our evaluator writes them) loads into one dataset with a fixed schema, so files with
+and without our extra fields (``reward``, ``env``, ...) combine.  ``meta`` travels as a JSON string.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from agentenv.data.trajectory import Trajectory, Turn, read_trajectories
+
+PathLike = str | os.PathLike
+
+
+def trajectory_features():
+    """The ``datasets.Features`` of a trajectory row."""
+    import datasets
+
+    turn = {"from": datasets.Value("string"), "loss": datasets.Value("bool"), "value": datasets.Value("string")}
+    return datasets.Features(
+        {
+            "item_id": datasets.Value("string"),
+            "conversations": datasets.List(turn),
+            "reward": datasets.Value("float64"),
+            "success": datasets.Value("bool"),
+            "env": datasets.Value("string"),
+            "split": datasets.Value("string"),
+            "source": datasets.Value("string"),
+            "meta": datasets.Value("string"),
+        }
+    )
+
+
+def trajectory_to_row(t: Trajectory) -> dict[str, Any]:
+    d = t.to_json()
+    d["meta"] = json.dumps(d.get("meta") or {}, ensure_ascii=False)
+    return d
+
+
+def row_to_trajectory(row: dict[str, Any]) -> Trajectory:
+    d = dict(row)
+    if isinstance(d.get("meta"), str):
+        d["meta"] = json.loads(d["meta"] or "{}")
+    return Trajectory.from_json(d)
+
+
+def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
+    """Files named directly, plus every ``*.json`` / ``*.jsonl`` inside a named folder (sorted)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files += sorted(q for q in p.iterdir() if q.suffix in (".json", ".jsonl"))
+        elif p.exists():
+            files.append(p)
+        else:
+            raise FileNotFoundError(f"no such trajectory file: {p}")
+    return files
+
+
+def trajectories_to_dataset(trajectories: Iterable[Trajectory]):
+    """An in-memory ``datasets.Dataset`` with :func:`trajectory_features`."""
+    import datasets
+
+    return datasets.Dataset.from_list([trajectory_to_row(t) for t in trajectories], features=trajectory_features())
+
+
+def load_trajectory_dataset(paths: PathLike | Iterable[PathLike]):
+    """Load AgentTraj JSON / JSONL files (or folders of them) into one ``datasets.Dataset``."""
+    trajectories = (t for f in expand_paths(paths) for t in read_trajectories(f))
+    return trajectories_to_dataset(trajectories)
+
+
+def dataset_to_trajectories(dataset) -> list[Trajectory]:
+    return [row_to_trajectory(row) for row in dataset]
+
+
+def conversation_turns(conversations: list[dict[str, Any]] | list[Turn]) -> list[Turn]:
+    """Accept turns as :class:`Turn` objects or as AgentTraj dicts (``from`` / ``loss`` / ``value``)."""
+    return [t if isinstance(t, Turn) else Turn.from_json(t) for t in conversations]

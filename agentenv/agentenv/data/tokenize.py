@@ -1,0 +1,320 @@
+"""Turn AgentTraj conversations into training tensors: ``input_ids`` and ``labels`` with loss masks.
+
+Rendering uses the tokenizer's chat template (or a fallback: ChatML, or Llama-2's ``[INST]`` format) so
+training sees exactly the text the agent sees at inference.
+
+**Masking.**  Labels are set only on the tokens of turns whose ``loss`` is true (:meth:`Turn.trains`) and
+are ``-100`` everywhere else: the instruction, the observations, the "Ok." acknowledgement and the
+template's role headers (``<|im_start|>assistant\\n``).  A trained turn's end-of-turn token
+(``<|im_end|>`` / ``</s>``) *is* trained, so the model learns to stop; template whitespace after it is not.
+
+How: the conversation is rendered incrementally.  For turn ``i``, ``render(messages[:i+1])`` must extend
+``render(messages[:i])`` (the template is prefix-stable); the difference is the turn's text, and
+``render(messages[:i], add_generation_prompt=True)`` tells where its role header ends.  That gives
+character spans; the whole text is tokenized once with offsets and a token is trained when it starts
+inside a trained span.
+
+**Truncation.**  A conversation longer than ``max_length`` tokens loses whole trailing turns, never part
+of one: it is cut after the last trained turn that still fits.  A conversation whose first trained turn
+does not fit is dropped.  Both are counted (:class:`EncodeStats`) and reported with a warning.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentenv.data.dataset import conversation_turns
+from agentenv.data.trajectory import Turn
+
+log = logging.getLogger(__name__)
+
+IGNORE_INDEX = -100
+
+CHATML_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+# Llama-2 chat layout: "<s>[INST] user [/INST] reply </s><s>[INST] ...", a system message folded into the
+# first user turn between <<SYS>> markers.
+LLAMA2_TEMPLATE = (
+    "{% set ns = namespace(system='') %}"
+    "{% for message in messages %}"
+    "{% if message['role'] == 'system' %}"
+    "{% set ns.system = '<<SYS>>\n' + message['content'] + '\n<</SYS>>\n\n' %}"
+    "{% elif message['role'] == 'user' %}"
+    "{{ bos_token + '[INST] ' + ns.system + message['content'] + ' [/INST]' }}{% set ns.system = '' %}"
+    "{% else %}"
+    "{{ ' ' + message['content'] + ' ' + eos_token }}"
+    "{% endif %}"
+    "{% endfor %}"
+)
+
+TEMPLATES = {"chatml": CHATML_TEMPLATE, "llama2": LLAMA2_TEMPLATE}
+ROLES = {"human": "user", "gpt": "assistant", "system": "system"}
+
+
+class TemplateError(ValueError):
+    """The chat template cannot be used for masked training (it is not prefix-stable)."""
+
+
+def resolve_chat_template(tokenizer, template: str = "auto") -> str:
+    """The Jinja chat template to use.
+
+    ``"auto"``: the tokenizer's own template, else ChatML when the vocabulary has ``<|im_start|>``, else
+    Llama-2.  ``"model"``: the tokenizer's own (an error if it has none).  ``"chatml"`` / ``"llama2"``: that
+    fallback.  Anything else is taken as a Jinja template itself.
+    """
+    own = getattr(tokenizer, "chat_template", None)
+    if isinstance(own, dict):  # several named templates: the default one
+        own = own.get("default")
+    if template == "auto":
+        if own:
+            return own
+        return CHATML_TEMPLATE if "<|im_start|>" in tokenizer.get_vocab() else LLAMA2_TEMPLATE
+    if template == "model":
+        if not own:
+            raise TemplateError("the tokenizer has no chat template: use template 'chatml' or 'llama2'")
+        return own
+    if template in TEMPLATES:
+        return TEMPLATES[template]
+    if "{%" in template or "{{" in template:
+        return template
+    raise ValueError(f"unknown chat template {template!r}: use auto, model, chatml, llama2 or a Jinja template")
+
+
+def set_chat_template(tokenizer, template: str = "auto") -> str:
+    """Resolve the template and store it on the tokenizer, so ``save_pretrained`` keeps it for inference."""
+    tokenizer.chat_template = resolve_chat_template(tokenizer, template)
+    return tokenizer.chat_template
+
+
+def to_messages(turns: Sequence[Turn]) -> list[dict[str, str]]:
+    """AgentTraj turns as chat messages (``human`` -> ``user``, ``gpt`` -> ``assistant``)."""
+    return [{"role": ROLES.get(t.role, t.role), "content": t.value} for t in turns]
+
+
+def _render(tokenizer, messages: list[dict[str, str]], generation_prompt: bool = False) -> str:
+    if not messages:
+        return ""
+    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation_prompt)
+
+
+def render_with_spans(tokenizer, turns: Sequence[Turn]) -> tuple[str, list[tuple[int, int]], list[int]]:
+    """Render a conversation and locate its turns in the text.
+
+    Returns ``(text, trained_spans, turn_ends)``: the rendered text, the ``[start, end)`` character spans
+    that carry loss (one per trained turn: its content and end-of-turn marker, without its role header or
+    trailing whitespace), and the character offset where each turn's text ends.
+    """
+    messages = to_messages(turns)
+    spans: list[tuple[int, int]] = []
+    ends: list[int] = []
+    previous = ""
+    for i, turn in enumerate(turns):
+        text = _render(tokenizer, messages[: i + 1])
+        if not text.startswith(previous):
+            raise TemplateError(
+                f"the chat template is not prefix-stable: rendering turn {i} changes the text of earlier turns; "
+                "train with template 'chatml' or 'llama2', or a template that renders past turns unchanged"
+            )
+        if turn.trains():
+            start = len(previous)
+            header = _render(tokenizer, messages[:i], generation_prompt=True) if i else ""
+            if len(header) >= start and text.startswith(header):
+                start = len(header)  # skip the role header the generation prompt already holds
+            end = len(text.rstrip())
+            if end > start:
+                spans.append((start, end))
+        ends.append(len(text))
+        previous = text
+    return previous, spans, ends
+
+
+@dataclass
+class EncodedConversation:
+    """One tokenized conversation.  ``labels[j]`` is ``input_ids[j]`` where token ``j`` carries loss,
+    ``-100`` elsewhere (the shift for next-token prediction happens in the loss)."""
+
+    input_ids: list[int]
+    labels: list[int]
+    #: trailing turns removed so the conversation fits ``max_length``
+    dropped_turns: int = 0
+
+    @property
+    def num_trained(self) -> int:
+        return sum(label != IGNORE_INDEX for label in self.labels)
+
+
+def encode_conversation(
+    tokenizer, conversations: Sequence[Turn] | Sequence[dict[str, Any]], max_length: int | None = None
+) -> EncodedConversation | None:
+    """Tokenize one conversation with its loss mask; ``None`` when nothing trainable fits in ``max_length``.
+
+    The tokenizer must be a fast tokenizer (it reports character offsets) with a chat template set
+    (see :func:`set_chat_template`).  Whatever follows the last trained turn is left out: it carries no loss.
+    """
+    turns = conversation_turns(conversations)
+    text, spans, ends = render_with_spans(tokenizer, turns)
+    if not spans:
+        return None
+    enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    ids, offsets = enc["input_ids"], enc["offset_mapping"]
+
+    labels = [IGNORE_INDEX] * len(ids)
+    span_idx = 0
+    for j, (start, stop) in enumerate(offsets):
+        while span_idx < len(spans) and start >= spans[span_idx][1]:
+            span_idx += 1
+        if span_idx == len(spans):
+            break
+        if stop > start and spans[span_idx][0] <= start < spans[span_idx][1]:
+            labels[j] = ids[j]
+
+    # token count at the end of each turn: the number of tokens that start before the turn's end
+    starts = [start for start, _ in offsets]
+    token_ends = [_count_below(starts, end) for end in ends]
+    trained_turns = [i for i, t in enumerate(turns) if t.trains()]
+    keep = next(
+        (i for i in reversed(trained_turns) if max_length is None or token_ends[i] <= max_length),
+        None,
+    )
+    if keep is None:
+        return None
+    n = token_ends[keep]
+    encoded = EncodedConversation(ids[:n], labels[:n], dropped_turns=sum(1 for i in trained_turns if i > keep))
+    return encoded if encoded.num_trained else None
+
+
+def _count_below(sorted_values: list[int], limit: int) -> int:
+    import bisect
+
+    return bisect.bisect_left(sorted_values, limit)
+
+
+@dataclass
+class EncodeStats:
+    """What tokenization did to a dataset."""
+
+    conversations: int = 0
+    kept: int = 0
+    #: conversations dropped because no trained turn fits ``max_length`` (or none has loss)
+    dropped: int = 0
+    #: conversations that lost trailing trained turns to ``max_length``
+    truncated: int = 0
+    dropped_turns: int = 0
+    tokens: int = 0
+    trained_tokens: int = 0
+
+    def report(self) -> str:
+        return (
+            f"{self.kept}/{self.conversations} conversations kept ({self.dropped} dropped, {self.truncated} "
+            f"truncated by {self.dropped_turns} trained turns); {self.tokens} tokens, {self.trained_tokens} trained"
+        )
+
+
+def tokenize_dataset(dataset, tokenizer, max_length: int | None = None, num_proc: int | None = None):
+    """Tokenize a trajectory dataset (``conversations`` column) into ``input_ids`` / ``labels``.
+
+    Returns ``(tokenized_dataset, EncodeStats)``; dropped conversations are removed and truncations are
+    logged as a warning.
+    """
+
+    def encode_batch(batch: dict[str, list]) -> dict[str, list]:
+        out: dict[str, list] = {"input_ids": [], "labels": [], "dropped_turns": [], "keep": []}
+        for conv in batch["conversations"]:
+            enc = encode_conversation(tokenizer, conv, max_length)
+            out["input_ids"].append(enc.input_ids if enc else [])
+            out["labels"].append(enc.labels if enc else [])
+            out["dropped_turns"].append(enc.dropped_turns if enc else 0)
+            out["keep"].append(enc is not None)
+        return out
+
+    tokenized = dataset.map(
+        encode_batch, batched=True, num_proc=num_proc, remove_columns=dataset.column_names, desc="tokenizing"
+    )
+    stats = EncodeStats(conversations=len(tokenized))
+    keep = tokenized["keep"]
+    dropped_turns = tokenized["dropped_turns"]
+    stats.kept = sum(keep)
+    stats.dropped = stats.conversations - stats.kept
+    stats.truncated = sum(1 for k, d in zip(keep, dropped_turns) if k and d)
+    stats.dropped_turns = sum(d for k, d in zip(keep, dropped_turns) if k)
+    tokenized = tokenized.filter(lambda k: k, input_columns="keep").remove_columns(["keep", "dropped_turns"])
+    for labels in tokenized["labels"]:
+        stats.tokens += len(labels)
+        stats.trained_tokens += sum(label != IGNORE_INDEX for label in labels)
+    if stats.dropped or stats.truncated:
+        log.warning("max_length=%s: %s", max_length, stats.report())
+    return tokenized, stats
+
+
+def pack_examples(examples: Sequence[dict[str, list[int]]], max_length: int) -> list[dict[str, list[int]]]:
+    """Pack tokenized conversations into sequences of at most ``max_length`` tokens (first-fit decreasing).
+
+    Each packed row carries ``position_ids`` that restart at 0 for each conversation; attention
+    implementations that understand packed ``position_ids`` (flash-attention 2) keep the conversations
+    apart, others let later ones see earlier ones (the usual packing approximation).
+    """
+    order = sorted(range(len(examples)), key=lambda i: -len(examples[i]["input_ids"]))
+    bins: list[list[int]] = []
+    room: list[int] = []
+    for i in order:
+        n = len(examples[i]["input_ids"])
+        if n > max_length:
+            raise ValueError(f"example {i} has {n} tokens > max_length {max_length}: tokenize with max_length first")
+        slot = next((b for b, free in enumerate(room) if free >= n), None)
+        if slot is None:
+            bins.append([])
+            room.append(max_length)
+            slot = len(bins) - 1
+        bins[slot].append(i)
+        room[slot] -= n
+    packed = []
+    for members in bins:
+        row: dict[str, list[int]] = {"input_ids": [], "labels": [], "position_ids": []}
+        for i in sorted(members):
+            ids = examples[i]["input_ids"]
+            row["input_ids"] += ids
+            row["labels"] += examples[i]["labels"]
+            row["position_ids"] += list(range(len(ids)))
+        packed.append(row)
+    return packed
+
+
+@dataclass
+class DataCollator:
+    """Right-pads a list of examples into a batch of tensors (``labels`` padded with -100)."""
+
+    pad_token_id: int
+    #: pad lengths up to a multiple of this (8 helps tensor cores on GPU)
+    pad_to_multiple_of: int | None = None
+
+    def __call__(self, examples: Sequence[dict[str, list[int]]]):
+        import torch
+
+        longest = max(len(e["input_ids"]) for e in examples)
+        if self.pad_to_multiple_of:
+            m = self.pad_to_multiple_of
+            longest = (longest + m - 1) // m * m
+        batch = {
+            "input_ids": torch.full((len(examples), longest), self.pad_token_id, dtype=torch.long),
+            "labels": torch.full((len(examples), longest), IGNORE_INDEX, dtype=torch.long),
+            "attention_mask": torch.zeros((len(examples), longest), dtype=torch.long),
+        }
+        packed = all("position_ids" in e for e in examples)
+        if packed:
+            batch["position_ids"] = torch.zeros((len(examples), longest), dtype=torch.long)
+        for row, e in enumerate(examples):
+            n = len(e["input_ids"])
+            batch["input_ids"][row, :n] = torch.tensor(e["input_ids"])
+            batch["labels"][row, :n] = torch.tensor(e["labels"])
+            batch["attention_mask"][row, :n] = 1
+            if packed:
+                batch["position_ids"][row, :n] = torch.tensor(e["position_ids"])
+        return batch

@@ -1,0 +1,32 @@
+"""Optional bearer-token auth: every route but ``/health`` requires ``Authorization: Bearer <token>``."""
+
+from __future__ import annotations
+
+import hmac
+import os
+from collections.abc import Awaitable, Callable
+
+from fastapi import Request
+
+from .errors import Unauthorized
+
+TOKEN_ENV_VAR = "AGENTENV_TOKEN"
+
+
+def resolve_token(token: str | None) -> str | None:
+    """The token given, else the ``AGENTENV_TOKEN`` environment variable, else ``None`` (open server)."""
+    if token is None:
+        token = os.environ.get(TOKEN_ENV_VAR) or None
+    return token
+
+
+def bearer_auth(token: str) -> Callable[[Request], Awaitable[None]]:
+    """A FastAPI dependency that answers 401 unless the request carries the bearer ``token``."""
+    expected = f"Bearer {token}".encode()
+
+    async def require_token(request: Request) -> None:
+        given = request.headers.get("authorization", "").encode()
+        if not hmac.compare_digest(given, expected):
+            raise Unauthorized("missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
+
+    return require_token

@@ -1,0 +1,106 @@
+"""Errors as HTTP status codes with a JSON body ``{"error": "..."}`` — never a traceback.
+
+Route code raises :class:`ApiError` (or a subclass); :func:`install_error_handlers` turns it, FastAPI's
+validation errors and Starlette's 404/405 into that one shape.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("agentenv.server")
+
+
+class ApiError(Exception):
+    """An error answered as ``status`` with ``{"error": message}``."""
+
+    status: int = 400
+
+    def __init__(self, message: str, status: int | None = None, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+        self.headers = headers
+
+
+class Unauthorized(ApiError):
+    status = 401
+
+
+class SessionNotFound(ApiError):
+    status = 404
+
+
+class EpisodeNotRunning(ApiError):
+    """A step before the first reset, or after the episode ended."""
+
+    status = 409
+
+
+class BodyTooLarge(ApiError):
+    status = 413
+
+
+class BadRequest(ApiError):
+    """A request that is well-formed JSON but asks for something impossible (e.g. a task index outside
+    every split)."""
+
+    status = 422
+
+
+class ServerFull(ApiError):
+    status = 429
+
+
+class EnvCrashed(ApiError):
+    """The environment's own code raised; the session has been closed."""
+
+    status = 500
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+def format_validation_errors(errors: list[dict[str, Any]]) -> str:
+    """FastAPI's list of validation errors as one readable line: ``body.action: Field required; ...``."""
+    parts = []
+    for err in errors:
+        where = ".".join(str(p) for p in err.get("loc", ()))
+        parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg", "invalid")))
+    return "malformed request: " + "; ".join(parts)
+
+
+async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+    return error_response(exc.status, exc.message, exc.headers)
+
+
+async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    return error_response(422, format_validation_errors(list(exc.errors())))
+
+
+async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    if exc.status_code == 404:
+        message = f"no such route: {request.method} {request.url.path}"
+    return error_response(exc.status_code, message, getattr(exc, "headers", None))
+
+
+async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+    # A bug in the kit itself (env crashes are handled per session and answered as EnvCrashed).
+    log.exception("internal error on %s %s", request.method, request.url.path)
+    return error_response(500, f"internal server error: {type(exc).__name__}")
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected_error)

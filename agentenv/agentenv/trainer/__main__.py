@@ -1,0 +1,24 @@
+"""``python -m agentenv.trainer ALGORITHM ...``: the ``train`` commands alone, for launchers::
+
+    torchrun --nproc_per_node 2 -m agentenv.trainer bc --model M --data D --output-dir OUT
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from agentenv.trainer.commands import add_train_commands
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    parser = argparse.ArgumentParser(prog="python -m agentenv.trainer", description="agentenv trainers")
+    add_train_commands(parser.add_subparsers(dest="algorithm", required=True))
+    args = parser.parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""Behavioural cloning (SFT) on AgentTraj trajectories, with loss only on ``loss: true`` turns.
+
+Single process::
+
+    agentenv train bc --model PATH --data trajs.jsonl --output-dir runs/bc
+
+Several processes (GPUs, or CPU with gloo) run the same command under a launcher::
+
+    torchrun --nproc_per_node 8 -m agentenv.cli train bc ...
+    accelerate launch --config_file examples/accelerate/zero2.yaml -m agentenv.cli train bc ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentenv.trainer.engine import (
+    TrainConfig,
+    fit,
+    is_done,
+    load_model,
+    load_tokenizer,
+    make_accelerator,
+    release,
+)
+
+
+@dataclass(kw_only=True)
+class BCConfig(TrainConfig):
+    """Behavioural cloning settings (on top of :class:`TrainConfig`)."""
+
+    #: AgentTraj .json / .jsonl files or folders of them
+    data: list[str] = field(default_factory=list)
+    #: pack several conversations into each max_length row
+    packing: bool = False
+    #: processes for tokenization (datasets.map num_proc)
+    num_proc: int = 0
+
+
+def build_examples(cfg: BCConfig, tokenizer) -> list[dict[str, list[int]]]:
+    """Tokenized (and optionally packed) training rows."""
+    from agentenv.data.dataset import load_trajectory_dataset
+    from agentenv.data.tokenize import pack_examples, tokenize_dataset
+
+    dataset = load_trajectory_dataset(cfg.data)
+    tokenized, stats = tokenize_dataset(dataset, tokenizer, cfg.max_length, num_proc=cfg.num_proc or None)
+    examples = [{"input_ids": r["input_ids"], "labels": r["labels"]} for r in tokenized]
+    if cfg.packing:
+        examples = pack_examples(examples, cfg.max_length)
+    return examples
+
+
+def train_bc(cfg: BCConfig) -> Path:
+    """Train and save the model in ``cfg.output_dir``; returns that folder.
+
+    A finished run (its ``train_state.json`` says done) is not repeated; an interrupted one resumes from
+    its latest checkpoint.
+    """
+    from agentenv.data.tokenize import DataCollator
+    from agentenv.trainer.losses import LanguageModelObjective
+
+    out = Path(cfg.output_dir)
+    if not cfg.data:
+        raise ValueError("BCConfig.data: give at least one trajectory file")
+    if is_done(out):
+        return out
+    accelerator = make_accelerator(cfg)
+    try:
+        tokenizer = load_tokenizer(cfg)
+        examples = build_examples(cfg, tokenizer)
+        model = load_model(cfg, accelerator)
+        collate = DataCollator(tokenizer.pad_token_id, pad_to_multiple_of=8 if accelerator.device.type == "cuda" else None)
+        fit(cfg, accelerator, model, tokenizer, examples, collate, LanguageModelObjective())
+    finally:
+        release(accelerator)
+    return out

@@ -1,0 +1,110 @@
+"""``agentenv train bc|eto|evol|rft`` and ``agentenv best-of-n``.
+
+Every flag comes from the algorithm's config dataclass (``--help`` lists them); ``--config FILE.json``
+gives settings from a file.  Training commands also run under ``torchrun`` / ``accelerate launch``::
+
+    torchrun --nproc_per_node 2 -m agentenv.trainer bc --model M --data D --output-dir OUT
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import Any
+
+from agentenv.trainer.config_args import add_dataclass_args, dataclass_from_args
+
+
+def _end_process_group() -> None:
+    """Leave a launcher's (torchrun / accelerate) process group cleanly."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def _bc(args: argparse.Namespace) -> int:
+    from agentenv.trainer.bc import BCConfig, train_bc
+
+    train_bc(dataclass_from_args(BCConfig, args))
+    _end_process_group()
+    return 0
+
+
+def _dpo(args: argparse.Namespace) -> int:
+    from agentenv.trainer.dpo import DPOConfig, train_dpo
+
+    train_dpo(dataclass_from_args(DPOConfig, args))
+    _end_process_group()
+    return 0
+
+
+def _eto(args: argparse.Namespace) -> int:
+    from agentenv.trainer.eto import ETOConfig, run_eto
+
+    print(json.dumps(run_eto(dataclass_from_args(ETOConfig, args)), indent=2))
+    return 0
+
+
+def _evol(args: argparse.Namespace) -> int:
+    from agentenv.trainer.agentevol import AgentEvolConfig, run_agentevol
+
+    print(json.dumps(run_agentevol(dataclass_from_args(AgentEvolConfig, args)), indent=2))
+    return 0
+
+
+def _rft(args: argparse.Namespace) -> int:
+    from agentenv.trainer.rft import RFTConfig, run_rft
+
+    print(json.dumps(run_rft(dataclass_from_args(RFTConfig, args)), indent=2))
+    return 0
+
+
+def _best_of_n(args: argparse.Namespace) -> int:
+    from agentenv.trainer.best_of_n import BestOfNConfig, run_best_of_n
+
+    print(json.dumps(run_best_of_n(dataclass_from_args(BestOfNConfig, args)), indent=2))
+    return 0
+
+
+def _config_class(path: str, name: str) -> Callable[[], type]:
+    def load() -> type:
+        import importlib
+
+        return getattr(importlib.import_module(path), name)
+
+    return load
+
+
+# name -> (help, config class, handler)
+TRAIN_COMMANDS: dict[str, tuple[str, Callable[[], type], Callable[[argparse.Namespace], int]]] = {
+    "bc": ("behavioural cloning on AgentTraj trajectories", _config_class("agentenv.trainer.bc", "BCConfig"), _bc),
+    "dpo": ("DPO on a file of (chosen, rejected) trajectory pairs", _config_class("agentenv.trainer.dpo", "DPOConfig"), _dpo),
+    "eto": ("ETO: explore, pair failures with expert trajectories, DPO, iterate",
+            _config_class("agentenv.trainer.eto", "ETOConfig"), _eto),
+    "evol": ("AgentEvol: explore, keep rewarded trajectories, merge, retrain from the base model, evaluate",
+             _config_class("agentenv.trainer.agentevol", "AgentEvolConfig"), _evol),
+    "rft": ("rejection-sampling fine-tuning baseline", _config_class("agentenv.trainer.rft", "RFTConfig"), _rft),
+}
+
+
+def add_train_commands(sub: Any) -> None:
+    """Add one subparser per training algorithm to ``sub``."""
+    for name, (help_text, config_class, handler) in TRAIN_COMMANDS.items():
+        if name != "bc": continue  # TEMP
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        add_dataclass_args(p, config_class())
+        p.set_defaults(func=handler)
+
+
+def add_commands(sub: Any) -> None:
+    """Add ``train`` (with ``bc``, ``dpo``, ``eto``, ``evol``, ``rft``) and ``best-of-n``."""
+    train = sub.add_parser("train", help="train agents: bc, dpo, eto, evol (AgentEvol), rft")
+    add_train_commands(train.add_subparsers(dest="algorithm", required=True))
+
+    from agentenv.trainer.best_of_n import BestOfNConfig
+
+    bon = sub.add_parser("best-of-n", help="Best-of-N evaluation: N samples per task, a task succeeds if any does")
+    add_dataclass_args(bon, BestOfNConfig)
+    bon.set_defaults(func=_best_of_n)

@@ -1,0 +1,84 @@
+"""Command-line flags generated from a config dataclass, so the CLI and the Python API never drift apart.
+
+Every field becomes ``--field-name`` (booleans get ``--x / --no-x``, lists take several values); a
+``--config FILE.json`` supplies values first and explicit flags override them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def _field_doc(cls: type, name: str) -> str:
+    """The ``#:`` comment above a field in the class source, used as its help text."""
+    import inspect
+
+    for klass in cls.__mro__:
+        try:
+            lines = inspect.getsource(klass).splitlines()
+        except (OSError, TypeError):
+            continue
+        for i, line in enumerate(lines):
+            if line.strip().startswith(f"{name}:"):
+                docs = []
+                j = i - 1
+                while j >= 0 and lines[j].strip().startswith("#:"):
+                    docs.insert(0, lines[j].strip()[2:].strip())
+                    j -= 1
+                if docs:
+                    return " ".join(docs)
+    return ""
+
+
+def add_dataclass_args(parser: argparse.ArgumentParser, cls: type) -> None:
+    """Add ``--config`` and one flag per field of ``cls``."""
+    parser.add_argument("--config", help="a JSON file of settings (flags override it)")
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        flag = "--" + f.name.replace("_", "-")
+        kind = hints[f.name]
+        origin, args = typing.get_origin(kind), typing.get_args(kind)
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        default = None if required else (f.default if f.default is not dataclasses.MISSING else f.default_factory())
+        help_text = _field_doc(cls, f.name)
+        if default not in (None, "", []) or kind is bool:
+            help_text += f" (default: {default})"
+        if required:
+            help_text += " (required)"
+        common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text.strip()}
+        if kind is bool:
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
+        elif origin in (list, tuple):
+            parser.add_argument(flag, nargs="+", type=args[0] if args else str, **common)
+        elif origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
+            inner = next(a for a in args if a is not type(None))
+            parser.add_argument(flag, type=inner, **common)
+        else:
+            parser.add_argument(flag, type=kind, **common)
+
+
+def dataclass_from_args(cls: type[T], args: argparse.Namespace) -> T:
+    """Build ``cls`` from ``--config`` (if given) overlaid with the explicit flags."""
+    values: dict[str, Any] = {}
+    if getattr(args, "config", None):
+        values.update(json.loads(Path(args.config).read_text()))
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(values) - names
+    if unknown:
+        raise SystemExit(f"{args.config}: unknown settings {sorted(unknown)}")
+    values.update({k: v for k, v in vars(args).items() if k in names})
+    missing = [
+        f.name
+        for f in dataclasses.fields(cls)
+        if f.name not in values and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]
+    if missing:
+        raise SystemExit("missing settings: " + ", ".join("--" + m.replace("_", "-") for m in missing))
+    return cls(**values)

@@ -1,0 +1,296 @@
+"""DPO on whole multi-turn trajectories (the preference step of ETO).
+
+A pair is two trajectories of the same instruction: ``chosen`` (the better one) and ``rejected``.  Both
+start with the same prompt turns (the env's instruction, the acknowledgement, the task's first
+observation).  A trajectory's log-probability is the sum of ``log p(token)`` over its agent turns only
+(turns with ``loss: true``; observations and the prompt are masked), and
+
+    loss = -log sigmoid(beta * ((pi_chosen - ref_chosen) - (pi_rejected - ref_rejected)))
+
+The reference model is the policy's starting point, frozen.  Its log-probabilities are computed once
+before the first step (or taken from the pair file when present) and saved in the output folder, so the
+reference never has to sit in memory beside the policy and a resumed run uses the same values.
+
+Pair files are JSONL, one pair a line::
+
+    {"item_id": "maze_3", "chosen": [turns...], "rejected": [turns...],
+     "chosen_reward": 1.0, "rejected_reward": 0.0, "ref_chosen_logp": -12.3, "ref_rejected_logp": -15.0}
+
+``ref_*`` are optional.  ETO's own files (``{"id", "prompt", "chosen", "rejected"}``, where chosen /
+rejected continue the prompt) load too: the prompt turns are put in front, without loss.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentenv.data.trajectory import Trajectory, Turn
+from agentenv.trainer.engine import TrainConfig, fit, is_done, load_model, load_tokenizer, make_accelerator, release
+
+REFERENCE_FILE = "reference_logps.jsonl"
+
+
+@dataclass
+class PreferencePair:
+    """Two trajectories of one instruction; ``chosen`` is preferred."""
+
+    item_id: str
+    chosen: list[Turn]
+    rejected: list[Turn]
+    chosen_reward: float | None = None
+    rejected_reward: float | None = None
+    ref_chosen_logp: float | None = None
+    ref_rejected_logp: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "item_id": self.item_id,
+            "chosen": [t.to_json() for t in self.chosen],
+            "rejected": [t.to_json() for t in self.rejected],
+            "chosen_reward": self.chosen_reward,
+            "rejected_reward": self.rejected_reward,
+            "ref_chosen_logp": self.ref_chosen_logp,
+            "ref_rejected_logp": self.ref_rejected_logp,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> PreferencePair:
+        prompt = [Turn(t["from"], t["value"], False) for t in d.get("prompt") or []]
+        return cls(
+            item_id=str(d.get("item_id", d.get("id", ""))),
+            chosen=prompt + [Turn.from_json(t) for t in d["chosen"]],
+            rejected=prompt + [Turn.from_json(t) for t in d["rejected"]],
+            chosen_reward=d.get("chosen_reward"),
+            rejected_reward=d.get("rejected_reward"),
+            ref_chosen_logp=d.get("ref_chosen_logp"),
+            ref_rejected_logp=d.get("ref_rejected_logp"),
+        )
+
+
+def read_pairs(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Iterator[PreferencePair]:
+    """Read pair files: JSONL, or a JSON list (ETO's format)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    for path in map(Path, paths):
+        if path.suffix == ".json":
+            yield from (PreferencePair.from_json(d) for d in json.loads(path.read_text()))
+            continue
+        for line in path.read_text().splitlines():
+            if line.strip():
+                yield PreferencePair.from_json(json.loads(line))
+
+
+def write_pairs(path: str | os.PathLike, pairs: Iterable[PreferencePair]) -> int:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    n = 0
+    with tmp.open("w") as f:
+        for p in pairs:
+            f.write(json.dumps(p.to_json(), ensure_ascii=False) + "\n")
+            n += 1
+    os.replace(tmp, path)
+    return n
+
+
+def cut_rejected(chosen: list[Turn], rejected: list[Turn], extra_rounds: int = 5) -> list[Turn]:
+    """Cut a rejected trajectory to the chosen one's length plus ``extra_rounds`` rounds (ETO's rule, so a
+    long failure does not dominate the pair's log-probability), ending on an agent turn."""
+    cut = list(rejected[: len(chosen) + 2 * extra_rounds])
+    while cut and cut[-1].role != "gpt":
+        cut.pop()
+    return cut
+
+
+def make_pair(expert: Trajectory, explored: Trajectory, extra_rounds: int = 5) -> PreferencePair | None:
+    """ETO's pairing: the trajectory with the higher reward wins; a tie gives no pair.
+
+    The losing trajectory is cut with :func:`cut_rejected`; a pair whose sides do not both end on an agent
+    turn with loss is dropped.
+    """
+    if explored.reward == expert.reward:
+        return None
+    win, lose = (expert, explored) if expert.reward > explored.reward else (explored, expert)
+    chosen = list(win.conversations)
+    rejected = cut_rejected(chosen, list(lose.conversations), extra_rounds)
+    if not chosen or chosen[-1].role != "gpt" or not rejected or not any(t.trains() for t in rejected):
+        return None
+    return PreferencePair(expert.item_id, chosen, rejected, win.reward, lose.reward)
+
+
+# --- the loss --------------------------------------------------------------------------------------------
+
+
+def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta: float):
+    """Per-pair DPO loss ``-log sigmoid(beta * ((pc - rc) - (pr - rr)))`` (tensors of summed log-probs)."""
+    import torch.nn.functional as F
+
+    margin = (policy_chosen - ref_chosen) - (policy_rejected - ref_rejected)
+    return -F.logsigmoid(beta * margin)
+
+
+class DPOObjective:
+    """DPO over a batch that holds the chosen rows first, then the rejected rows."""
+
+    def __init__(self, beta: float):
+        self.beta = beta
+
+    def units(self, batch: dict[str, Any]) -> int:
+        return int(batch["ref_chosen"].numel())
+
+    def loss_sum(self, model, batch: dict[str, Any]):
+        from agentenv.trainer.losses import _forward_logits, sequence_logprobs
+
+        logps = sequence_logprobs(_forward_logits(model, batch), batch["labels"])
+        n = batch["ref_chosen"].numel()
+        chosen, rejected = logps[:n], logps[n:]
+        losses = dpo_loss(chosen, rejected, batch["ref_chosen"], batch["ref_rejected"], self.beta)
+        chosen_reward = self.beta * (chosen - batch["ref_chosen"]).detach()
+        rejected_reward = self.beta * (rejected - batch["ref_rejected"]).detach()
+        metrics = {
+            "reward_accuracy": (chosen_reward > rejected_reward).float().sum(),
+            "reward_margin": (chosen_reward - rejected_reward).sum(),
+            "chosen_reward": chosen_reward.sum(),
+            "rejected_reward": rejected_reward.sum(),
+            "policy_chosen_logp": chosen.detach().sum(),
+            "policy_rejected_logp": rejected.detach().sum(),
+        }
+        return losses.sum(), metrics
+
+
+@dataclass
+class PairCollator:
+    """Pads a list of tokenized pairs into one batch: chosen rows, then rejected rows."""
+
+    pad_token_id: int
+
+    def __call__(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
+        import torch
+
+        from agentenv.data.tokenize import DataCollator
+
+        rows = [{"input_ids": e["chosen_input_ids"], "labels": e["chosen_labels"]} for e in examples]
+        rows += [{"input_ids": e["rejected_input_ids"], "labels": e["rejected_labels"]} for e in examples]
+        batch = DataCollator(self.pad_token_id)(rows)
+        for key in ("ref_chosen", "ref_rejected"):
+            values = [e.get(key) for e in examples]
+            batch[key] = torch.tensor([v if v is not None else float("nan") for v in values], dtype=torch.float32)
+        return batch
+
+
+# --- training --------------------------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class DPOConfig(TrainConfig):
+    """DPO settings (ETO's defaults: lr 1e-6, beta 0.1, 3 epochs)."""
+
+    #: pair files (JSONL, or ETO's JSON list)
+    pairs: list[str] = field(default_factory=list)
+    beta: float = 0.1
+    learning_rate: float = 1e-6
+    warmup_ratio: float = 0.1
+
+
+def tokenize_pairs(pairs: list[PreferencePair], tokenizer, max_length: int) -> tuple[list[dict[str, Any]], int]:
+    """Tokenized pairs (both sides with loss masks); returns ``(examples, dropped)`` where a pair is dropped
+    when either side has no trained token within ``max_length``."""
+    from agentenv.data.tokenize import encode_conversation
+
+    examples, dropped = [], 0
+    for i, pair in enumerate(pairs):
+        chosen = encode_conversation(tokenizer, pair.chosen, max_length)
+        rejected = encode_conversation(tokenizer, pair.rejected, max_length)
+        if chosen is None or rejected is None:
+            dropped += 1
+            continue
+        examples.append(
+            {
+                "pair": i,
+                "chosen_input_ids": chosen.input_ids,
+                "chosen_labels": chosen.labels,
+                "rejected_input_ids": rejected.input_ids,
+                "rejected_labels": rejected.labels,
+                "ref_chosen": pair.ref_chosen_logp,
+                "ref_rejected": pair.ref_rejected_logp,
+            }
+        )
+    return examples, dropped
+
+
+def compute_reference_logps(model, examples: list[dict[str, Any]], collate: PairCollator, batch_size: int, accelerator):
+    """Fill ``ref_chosen`` / ``ref_rejected`` of every example with the (frozen) model's summed log-probs.
+
+    The work is spread over the processes (each takes every ``world``-th batch; all run the same number of
+    forwards, as ZeRO-3 needs) and the results are gathered everywhere.
+    """
+    import torch
+
+    from agentenv.trainer.losses import _forward_logits, sequence_logprobs
+
+    world, rank = accelerator.num_processes, accelerator.process_index
+    batches = [examples[i : i + batch_size] for i in range(0, len(examples), batch_size)]
+    rounds = -(-len(batches) // world)
+    mine: list[tuple[int, float, float]] = []
+    model.eval()
+    with torch.no_grad():
+        for r in range(rounds):
+            b = r * world + rank
+            chunk = batches[b] if b < len(batches) else batches[0]  # idle processes still join the forward
+            batch = {k: v.to(accelerator.device) for k, v in collate(chunk).items()}
+            logps = sequence_logprobs(_forward_logits(model, batch), batch["labels"]).float().cpu().tolist()
+            if b < len(batches):
+                n = len(chunk)
+                mine += [(e["pair"], logps[j], logps[n + j]) for j, e in enumerate(chunk)]
+    results = {}
+    from accelerate.utils import gather_object
+
+    for pair, c, r in gather_object(mine) if world > 1 else mine:
+        results[pair] = (c, r)
+    for e in examples:
+        e["ref_chosen"], e["ref_rejected"] = results[e["pair"]]
+
+
+def train_dpo(cfg: DPOConfig) -> Path:
+    """DPO from ``cfg.model`` (also the frozen reference) on ``cfg.pairs``; returns the output folder."""
+    out = Path(cfg.output_dir)
+    if not cfg.pairs:
+        raise ValueError("DPOConfig.pairs: give at least one pair file")
+    if is_done(out):
+        return out
+    accelerator = make_accelerator(cfg)
+    try:
+        tokenizer = load_tokenizer(cfg)
+        pairs = list(read_pairs(cfg.pairs))
+        examples, dropped = tokenize_pairs(pairs, tokenizer, cfg.max_length)
+        if dropped:
+            accelerator.print(f"dropped {dropped}/{len(pairs)} pairs with no trained turn within max_length")
+        collate = PairCollator(tokenizer.pad_token_id)
+        saved = out / REFERENCE_FILE
+        if saved.exists():
+            values = {d["pair"]: d for d in map(json.loads, saved.read_text().splitlines())}
+            for e in examples:
+                e["ref_chosen"], e["ref_rejected"] = values[e["pair"]]["chosen"], values[e["pair"]]["rejected"]
+        need_reference = any(e["ref_chosen"] is None or e["ref_rejected"] is None for e in examples)
+
+        def before_training(model) -> None:
+            if need_reference:
+                compute_reference_logps(model, examples, collate, cfg.batch_size, accelerator)
+            if accelerator.is_main_process:
+                out.mkdir(parents=True, exist_ok=True)
+                lines = [
+                    json.dumps({"pair": e["pair"], "chosen": e["ref_chosen"], "rejected": e["ref_rejected"]})
+                    for e in examples
+                ]
+                saved.write_text("".join(line + "\n" for line in lines))
+
+        model = load_model(cfg, accelerator)
+        fit(cfg, accelerator, model, tokenizer, examples, collate, DPOObjective(cfg.beta), before_training)
+    finally:
+        release(accelerator)
+    return out

@@ -1,0 +1,396 @@
+"""The training loop shared by BC and DPO: accelerate, AdamW, schedule, accumulation, checkpoints, resume.
+
+One run writes into ``output_dir``::
+
+    train_config.json        the run's configuration
+    train_log.jsonl          one line per logged optimiser step (loss, lr, grad norm, tokens/s ...)
+    checkpoints/step-N/      accelerate state (model, optimiser, scheduler, RNG) + trainer_state.json
+    *.safetensors, config.json, tokenizer files      the final model, Hugging Face format
+    train_state.json         {"done": true, ...} once the final model is saved
+
+The data order is a pure function of ``(seed, epoch)``: optimiser step ``s`` always sees the same
+micro-batches, so a resumed run continues exactly where the killed one stopped.
+
+The loss is normalised over the whole optimiser step: an objective returns a *sum* over its units (trained
+tokens for BC, pairs for DPO) and the loop divides by the number of units in all micro-batches on all
+processes, so gradient accumulation and the number of processes do not change the gradient.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+CHECKPOINTS = "checkpoints"
+STATE_FILE = "trainer_state.json"
+DONE_FILE = "train_state.json"
+LOG_FILE = "train_log.jsonl"
+
+
+@dataclass(kw_only=True)
+class TrainConfig:
+    """Settings every trainer shares.  ``batch_size`` is per process and micro-batch: the global batch is
+    ``batch_size * gradient_accumulation_steps * processes``."""
+
+    #: the model to start from: a Hugging Face folder (or hub name where a hub is reachable)
+    model: str
+    #: where checkpoints, logs and the final model go
+    output_dir: str
+    learning_rate: float = 2e-5
+    num_epochs: float = 3.0
+    #: optimiser steps to run; > 0 overrides ``num_epochs``
+    max_steps: int = 0
+    batch_size: int = 1
+    gradient_accumulation_steps: int = 1
+    #: cosine, linear or constant (each after a linear warmup)
+    lr_scheduler: str = "cosine"
+    warmup_ratio: float = 0.03
+    weight_decay: float = 0.0
+    adam_beta1: float = 0.9
+    adam_beta2: float = 0.999
+    adam_epsilon: float = 1e-8
+    #: gradient clipping (0 = off)
+    max_grad_norm: float = 1.0
+    max_length: int = 4096
+    #: chat template: auto, model, chatml, llama2 (see agentenv.data.tokenize)
+    template: str = "auto"
+    seed: int = 0
+    #: auto (bf16 on a GPU that has it, else none), no, bf16, fp16
+    mixed_precision: str = "auto"
+    #: auto (on when training on a GPU), on, off
+    gradient_checkpointing: str = "auto"
+    #: save a checkpoint every N optimiser steps (0: only the final model)
+    save_every: int = 0
+    #: checkpoints kept while training (older ones are deleted)
+    save_total_limit: int = 2
+    #: delete the checkpoints once the final model is saved
+    delete_checkpoints_when_done: bool = True
+    #: continue from the latest checkpoint in output_dir when there is one
+    resume: bool = True
+    log_every: int = 1
+    #: train on CPU even when a GPU is present
+    cpu: bool = False
+    #: attention implementation passed to from_pretrained ("" = the model's default; e.g. flash_attention_2)
+    attn_implementation: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]):
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown {cls.__name__} fields: {sorted(unknown)}")
+        return cls(**d)
+
+
+class Objective(Protocol):
+    """What a trainer optimises: a loss summed over the batch's units, and the number of those units."""
+
+    def units(self, batch: dict[str, Any]) -> int: ...
+
+    def loss_sum(self, model, batch: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """``(loss summed over units, {metric: value summed over units})``."""
+        ...
+
+
+def is_done(output_dir: str | os.PathLike) -> bool:
+    """Whether a run already saved its final model there."""
+    p = Path(output_dir) / DONE_FILE
+    return p.exists() and json.loads(p.read_text()).get("done", False)
+
+
+def latest_checkpoint(output_dir: str | os.PathLike) -> Path | None:
+    """The newest complete checkpoint (its ``trainer_state.json`` is written last)."""
+    root = Path(output_dir) / CHECKPOINTS
+    if not root.is_dir():
+        return None
+    done = [p for p in root.glob("step-*") if (p / STATE_FILE).exists()]
+    return max(done, key=lambda p: int(p.name.split("-")[1]), default=None)
+
+
+def read_log(output_dir: str | os.PathLike) -> list[dict[str, Any]]:
+    p = Path(output_dir) / LOG_FILE
+    if not p.exists():
+        return []
+    return [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
+
+
+# --- setup -----------------------------------------------------------------------------------------------
+
+
+def _cuda_available(cfg: TrainConfig) -> bool:
+    import torch
+
+    return torch.cuda.is_available() and not cfg.cpu
+
+
+def make_accelerator(cfg: TrainConfig):
+    """An ``Accelerator`` for this run (CPU + gloo when there is no GPU; bf16 on GPUs that have it)."""
+    import torch
+    from accelerate import Accelerator
+
+    precision = cfg.mixed_precision
+    if precision == "auto":
+        precision = "bf16" if _cuda_available(cfg) and torch.cuda.is_bf16_supported() else "no"
+    return Accelerator(
+        cpu=not _cuda_available(cfg),
+        mixed_precision=precision,
+        gradient_accumulation_steps=cfg.gradient_accumulation_steps,
+    )
+
+
+def load_tokenizer(cfg: TrainConfig):
+    """The model's tokenizer with the chat template fixed (and saved with the model) and a pad token."""
+    from transformers import AutoTokenizer
+
+    from agentenv.data.tokenize import set_chat_template
+
+    tokenizer = AutoTokenizer.from_pretrained(cfg.model)
+    set_chat_template(tokenizer, cfg.template)
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    return tokenizer
+
+
+def load_model(cfg: TrainConfig, accelerator):
+    """Load the model (fp32 weights; mixed precision casts on the fly, DeepSpeed converts its own)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    kwargs: dict[str, Any] = {"dtype": torch.float32}
+    if cfg.attn_implementation:
+        kwargs["attn_implementation"] = cfg.attn_implementation
+    model = AutoModelForCausalLM.from_pretrained(cfg.model, **kwargs)
+    checkpointing = cfg.gradient_checkpointing
+    if checkpointing == "on" or (checkpointing == "auto" and accelerator.device.type == "cuda"):
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        model.config.use_cache = False
+    return model
+
+
+# --- data order ------------------------------------------------------------------------------------------
+
+
+class MicroBatches:
+    """The run's micro-batches as a pure function of their index.
+
+    Micro-batch ``m`` belongs to epoch ``m // per_epoch``; each epoch is a fresh permutation seeded with
+    ``seed + epoch``; process ``rank`` takes its ``batch_size`` slice of the global micro-batch.  The last
+    micro-batch of an epoch wraps around to the epoch's first examples so every process gets a full batch.
+    """
+
+    def __init__(self, num_examples: int, batch_size: int, world_size: int, rank: int, seed: int):
+        if num_examples == 0:
+            raise ValueError("no training examples")
+        self.n, self.batch_size, self.world_size, self.rank, self.seed = (
+            num_examples, batch_size, world_size, rank, seed,
+        )
+        self.per_epoch = math.ceil(num_examples / (batch_size * world_size))
+        self._epoch, self._perm = -1, []
+
+    def indices(self, micro_index: int) -> list[int]:
+        import torch
+
+        epoch, k = divmod(micro_index, self.per_epoch)
+        if epoch != self._epoch:
+            gen = torch.Generator().manual_seed(self.seed + epoch)
+            self._epoch, self._perm = epoch, torch.randperm(self.n, generator=gen).tolist()
+        start = (k * self.world_size + self.rank) * self.batch_size
+        return [self._perm[(start + j) % self.n] for j in range(self.batch_size)]
+
+    def epoch_of(self, micro_index: int) -> float:
+        return micro_index / self.per_epoch
+
+
+def total_steps(cfg: TrainConfig, micro_per_epoch: int) -> int:
+    if cfg.max_steps > 0:
+        return cfg.max_steps
+    return max(1, math.ceil(cfg.num_epochs * micro_per_epoch / cfg.gradient_accumulation_steps))
+
+
+# --- the loop --------------------------------------------------------------------------------------------
+
+
+def _to_device(batch: dict[str, Any], device) -> dict[str, Any]:
+    return {k: v.to(device) if hasattr(v, "to") else v for k, v in batch.items()}
+
+
+def fit(
+    cfg: TrainConfig,
+    accelerator,
+    model,
+    tokenizer,
+    examples: Sequence[dict[str, Any]],
+    collate: Callable[[list[dict[str, Any]]], dict[str, Any]],
+    objective: Objective,
+    before_training: Callable[[Any], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Train ``model`` on ``examples`` and save the final model in ``cfg.output_dir``.
+
+    ``before_training(prepared_model)`` runs once after the model is prepared and before the first step
+    of a fresh run (DPO computes its reference log-probabilities there).  Returns the run's log lines.
+    """
+    import torch
+    from accelerate.utils import DistributedType, set_seed
+    from transformers import get_scheduler
+
+    out = Path(cfg.output_dir)
+    world, rank = accelerator.num_processes, accelerator.process_index
+    set_seed(cfg.seed)
+    order = MicroBatches(len(examples), cfg.batch_size, world, rank, cfg.seed)
+    steps = total_steps(cfg, order.per_epoch)
+    accum = cfg.gradient_accumulation_steps
+
+    decay = [p for n, p in model.named_parameters() if p.requires_grad and p.ndim >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and p.ndim < 2]
+    optimizer = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=cfg.learning_rate,
+        betas=(cfg.adam_beta1, cfg.adam_beta2),
+        eps=cfg.adam_epsilon,
+    )
+    scheduler_name = {"constant": "constant_with_warmup"}.get(cfg.lr_scheduler, cfg.lr_scheduler)
+    scheduler = get_scheduler(
+        scheduler_name, optimizer, num_warmup_steps=math.ceil(cfg.warmup_ratio * steps), num_training_steps=steps
+    )
+    if accelerator.distributed_type == DistributedType.DEEPSPEED:
+        # no dataloader goes through prepare(): tell DeepSpeed the micro-batch size ourselves
+        ds_config = accelerator.state.deepspeed_plugin.deepspeed_config
+        ds_config["train_micro_batch_size_per_gpu"] = cfg.batch_size
+        ds_config["train_batch_size"] = cfg.batch_size * accum * world
+    model, optimizer = accelerator.prepare(model, optimizer)
+    # the scheduler stays unwrapped (accelerate's wrapper steps it once per process); it is checkpointed
+    accelerator.register_for_checkpointing(scheduler)
+
+    start = 0
+    checkpoint = latest_checkpoint(out) if cfg.resume else None
+    if checkpoint is not None:
+        accelerator.load_state(str(checkpoint))
+        start = json.loads((checkpoint / STATE_FILE).read_text())["step"]
+        accelerator.print(f"resumed from {checkpoint} at step {start}/{steps}")
+    if accelerator.is_main_process:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "train_config.json").write_text(json.dumps(cfg.to_json(), indent=2))
+        _truncate_log(out, start)
+    if start == 0 and before_training is not None:
+        before_training(model)
+    accelerator.wait_for_everyone()
+
+    history: list[dict[str, Any]] = []
+    t0, tokens_seen = time.perf_counter(), 0
+    for step in range(start, steps):
+        micro = [collate([examples[i] for i in order.indices(step * accum + g)]) for g in range(accum)]
+        units = torch.tensor(float(sum(objective.units(b) for b in micro)), device=accelerator.device)
+        units = accelerator.reduce(units, reduction="sum")
+        model.train()
+        sums: dict[str, Any] = {}
+        grad_norm = None
+        for batch in micro:
+            batch = _to_device(batch, accelerator.device)
+            tokens_seen += int(batch["attention_mask"].sum())
+            with accelerator.accumulate(model):
+                loss_sum, metrics = objective.loss_sum(model, batch)
+                accelerator.backward(loss_sum * (accum * world) / units)
+                if accelerator.sync_gradients and cfg.max_grad_norm > 0:
+                    grad_norm = accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+                optimizer.step()
+                optimizer.zero_grad()
+            for k, v in {"loss": loss_sum, **metrics}.items():
+                sums[k] = sums.get(k, 0.0) + v.detach().float()
+        lr = scheduler.get_last_lr()[0]
+        scheduler.step()
+
+        done = step + 1
+        if done % cfg.log_every == 0 or done == steps:
+            reduced = {k: float(accelerator.reduce(v, reduction="sum") / units) for k, v in sums.items()}
+            elapsed = time.perf_counter() - t0
+            line = {
+                "step": done,
+                "epoch": round(order.epoch_of(done * accum), 4),
+                **reduced,
+                "lr": lr,
+                "grad_norm": float(grad_norm) if grad_norm is not None else None,
+                "units": int(units),
+                "tokens_per_s_per_process": round(tokens_seen / elapsed, 1) if elapsed > 0 else None,
+            }
+            history.append(line)
+            if accelerator.is_main_process:
+                with (out / LOG_FILE).open("a") as f:
+                    f.write(json.dumps(line) + "\n")
+                accelerator.print(
+                    f"step {done}/{steps}  loss {reduced['loss']:.4f}  lr {lr:.3g}  "
+                    f"epoch {line['epoch']:.2f}  {line['tokens_per_s_per_process']} tok/s/proc"
+                )
+        if cfg.save_every > 0 and done % cfg.save_every == 0 and done < steps:
+            save_checkpoint(cfg, accelerator, done, steps)
+
+    save_final(cfg, accelerator, model, tokenizer, steps)
+    return history
+
+
+def _truncate_log(out: Path, step: int) -> None:
+    """Drop log lines past the step a resumed run restarts from."""
+    p = out / LOG_FILE
+    if not p.exists():
+        return
+    lines = [line for line in p.read_text().splitlines() if line.strip() and json.loads(line)["step"] <= step]
+    p.write_text("".join(line + "\n" for line in lines))
+
+
+def save_checkpoint(cfg: TrainConfig, accelerator, step: int, steps: int) -> Path:
+    root = Path(cfg.output_dir) / CHECKPOINTS
+    path = root / f"step-{step}"
+    accelerator.save_state(str(path))
+    accelerator.wait_for_everyone()
+    if accelerator.is_main_process:
+        (path / STATE_FILE).write_text(json.dumps({"step": step, "total_steps": steps, "config": cfg.to_json()}))
+        complete = sorted((p for p in root.glob("step-*") if (p / STATE_FILE).exists()), key=_step_of)
+        for old in complete[: max(0, len(complete) - max(1, cfg.save_total_limit))]:
+            shutil.rmtree(old, ignore_errors=True)
+    accelerator.wait_for_everyone()
+    return path
+
+
+def _step_of(p: Path) -> int:
+    return int(p.name.split("-")[1])
+
+
+def save_final(cfg: TrainConfig, accelerator, model, tokenizer, steps: int) -> None:
+    """Save the trained model + tokenizer in Hugging Face format, then mark the run done."""
+    out = Path(cfg.output_dir)
+    accelerator.wait_for_everyone()
+    state_dict = accelerator.get_state_dict(model)  # gathers ZeRO-3 shards on every process
+    unwrapped = accelerator.unwrap_model(model)
+    if unwrapped.config.use_cache is False:
+        unwrapped.config.use_cache = True  # checkpointing turned it off for training, not for inference
+    unwrapped.save_pretrained(
+        out, is_main_process=accelerator.is_main_process, save_function=accelerator.save, state_dict=state_dict
+    )
+    if accelerator.is_main_process:
+        tokenizer.save_pretrained(out)
+        if cfg.delete_checkpoints_when_done:
+            shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
+        (out / DONE_FILE).write_text(json.dumps({"done": True, "steps": steps, "config": cfg.to_json()}, indent=2))
+    accelerator.wait_for_everyone()
+
+
+def release(accelerator) -> None:
+    """Forget accelerate's process-wide state so another run can start in this process (the process
+    group itself is kept for torchrun)."""
+    from accelerate.state import AcceleratorState, GradientState
+
+    accelerator.free_memory()
+    AcceleratorState._reset_state()
+    GradientState._reset_state()

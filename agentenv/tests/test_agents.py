@@ -1,0 +1,79 @@
+"""ReAct parsing, the expert agent, and building agents from command-line specs."""
+
+from __future__ import annotations
+
+import pytest
+from test_controller_support import GuessEnv
+
+from agentenv.controller.agents import agent_from_spec
+from agentenv.controller.expert import ExpertAgent
+from agentenv.controller.rollout import Rollout, RolloutTask
+from agentenv.controller.sources import LocalEnv
+from agentenv.react import extract_action, format_react, parse_react
+
+
+@pytest.mark.parametrize(
+    "reply, thought, action",
+    [
+        ("Thought: I think\nAction: move up", "I think", "move up"),
+        ("Thought:\nTwo\nlines\n\nAction:\ngo north\n", "Two\nlines", "go north"),
+        ("Thought:\r\nx\r\n\r\nAction:\r\nmove up\r\n", "x", "move up"),  # Windows newlines
+        ("  action :  Go North  ", "", "Go North"),  # case and spacing of the marker
+        ("Thought: a\nAction: one\nAction: two", "a\nAction: one", "two"),  # the last marker wins
+        ("I will take Action: go", "", "I will take Action: go"),  # a marker must start a line
+        ("move up", "", "move up"),  # a bare action
+        ("Thought: only thinking", "", "Thought: only thinking"),  # no marker: all of it is the action
+        ("Thought:\nhmm\nAction:", "hmm", ""),  # an empty action (the env answers "invalid")
+        ("", "", ""),
+        (None, "", ""),
+    ],
+)
+def test_parse_react(reply, thought, action):
+    assert parse_react(reply) == (thought, action)
+    assert extract_action(reply) == action
+
+
+def test_format_then_parse_round_trips():
+    reply = format_react("The key is north.", "go to key 2")
+    assert reply == "Thought:\nThe key is north.\n\nAction:\ngo to key 2"
+    assert parse_react(reply) == ("The key is north.", "go to key 2")
+
+
+def test_expert_agent_solves_every_task():
+    source = LocalEnv(GuessEnv)
+    episodes = Rollout(ExpertAgent(concurrency=4), {"guess": source}, concurrency=5).run(
+        [RolloutTask("guess", i) for i in range(16)]
+    )
+    assert sorted(ep.data_idx for ep in episodes) == list(range(16))
+    assert all(ep.success and ep.stop_reason == "done" for ep in episodes)
+    assert max(ep.rounds for ep in episodes) <= 5  # bisection over 16 numbers
+    reply = episodes[0].trajectory.conversations[3].value
+    assert parse_react(reply)[1].startswith("guess ")
+    assert source.live_sessions == 0
+
+
+def test_expert_failure_ends_only_that_episode():
+    class Flaky(GuessEnv):
+        def expert_action(self):
+            if self.secret == 3:
+                raise RuntimeError("no plan")
+            return super().expert_action()
+
+    episodes = Rollout(ExpertAgent(), {"guess": LocalEnv(Flaky)}, concurrency=4).run(
+        [RolloutTask("guess", i) for i in range(6)]
+    )
+    by_idx = {ep.data_idx: ep for ep in episodes}
+    assert by_idx[3].stop_reason == "error" and "no plan" in by_idx[3].error
+    assert all(by_idx[i].success for i in (0, 1, 2, 4, 5))
+
+
+def test_agent_from_spec():
+    assert isinstance(agent_from_spec("expert", max_new_tokens=5), ExpertAgent)
+    with agent_from_spec("openai:my-model@http://127.0.0.1:9/v1", max_tokens=7, batch_size=3) as agent:
+        assert agent.name == "openai:my-model" and agent.max_tokens == 7
+        assert agent.url == "http://127.0.0.1:9/v1/chat/completions"
+    with agent_from_spec("openai:org/model@v2@http://127.0.0.1:9") as agent:  # '@' in the model name
+        assert agent.model == "org/model@v2" and agent.url == "http://127.0.0.1:9/v1/chat/completions"
+    for bad in ("gpt", "openai:model", "hf:", "expert:x"):
+        with pytest.raises(ValueError):
+            agent_from_spec(bad)

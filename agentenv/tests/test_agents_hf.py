@@ -1,0 +1,154 @@
+"""HFAgent: batched generation with per-episode KV caches, checked against plain ``model.generate``."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from agentenv.controller.episode import Episode  # noqa: E402
+from agentenv.controller.hf_agent import HFAgent  # noqa: E402
+from agentenv.data.trajectory import Trajectory  # noqa: E402
+from agentenv.testing import tiny_llama  # noqa: E402
+
+MAX_NEW = 10
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """The tiny random Llama with weights spread wider than at init, so greedy replies vary."""
+    path = tiny_llama(tmp_path_factory.mktemp("tiny"))
+    model = transformers.AutoModelForCausalLM.from_pretrained(path).eval()
+    generator = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for weight in model.parameters():
+            if weight.dim() == 2:
+                weight.copy_(torch.randn(weight.shape, generator=generator) * 0.1)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+    return path, model, tokenizer
+
+
+def make_agent(tiny, **kwargs) -> HFAgent:
+    _, model, tokenizer = tiny
+    kwargs.setdefault("max_new_tokens", MAX_NEW)
+    return HFAgent(model=model, tokenizer=tokenizer, **kwargs)
+
+
+def make_episodes(n: int, offset: int = 0) -> list[Episode]:
+    episodes = []
+    for i in range(offset, offset + n):
+        traj = Trajectory.start("maze", i, "You are an agent in a maze. Reach the goal.")
+        traj.add_observation(f"Your position is {i}, {3 * i}. There are walls to your left" + " and right" * i)
+        episodes.append(Episode("maze", i, None, traj))
+    return episodes
+
+
+def play(agent: HFAgent, episodes: list[Episode], rounds: int) -> list[list[str]]:
+    """Run ``rounds`` rounds with scripted observations; return each episode's replies."""
+    replies: list[list[str]] = [[] for _ in episodes]
+    for r in range(rounds):
+        for i, reply in enumerate(agent.act(episodes)):
+            replies[i].append(reply)
+            episodes[i].trajectory.add_reply(reply)
+            obs = f"Round {r}: you moved. Available actions: move up" + " ok" * episodes[i].data_idx
+            episodes[i].trajectory.add_observation(obs)
+    return replies
+
+
+def reference_reply(agent: HFAgent, model, messages: list[dict]) -> str:
+    """What plain generate says when the whole conversation is encoded from scratch."""
+    ids = agent.prompt_ids(messages)
+    out = model.generate(
+        torch.tensor([ids]), max_new_tokens=MAX_NEW, do_sample=False,
+        eos_token_id=sorted(agent.stop_ids), pad_token_id=agent.pad_id,
+    )
+    return agent.decode_reply(out[0, len(ids):].tolist())
+
+
+def test_cached_batched_replies_equal_full_reencoding(tiny):
+    _, model, _ = tiny
+    agent = make_agent(tiny)
+    episodes = make_episodes(4)
+    replies = play(agent, episodes, rounds=3)
+    assert any(r for rs in replies for r in rs), "the test model should say something"
+    for ep, ep_replies in zip(episodes, replies, strict=True):
+        turns = ep.trajectory.conversations
+        for r, reply in enumerate(ep_replies):
+            # messages up to and including the observation answered in round r
+            history = Episode(ep.env, ep.data_idx, None, Trajectory(ep.item_id, turns[: 3 + 2 * r]))
+            assert reply == reference_reply(agent, model, history.messages())
+    # the cache really was reused: later rounds prefilled only the new tokens
+    assert agent.stats["reused_tokens"] > agent.stats["prefilled_tokens"]
+
+
+def test_batch_equals_one_by_one(tiny):
+    together = play(make_agent(tiny, batch_size=8), make_episodes(5), rounds=3)
+    alone = [play(make_agent(tiny), make_episodes(1, offset=i), rounds=3)[0] for i in range(5)]
+    assert together == alone
+    # a batch smaller than the episode count splits into several generation calls, same answers
+    assert play(make_agent(tiny, batch_size=2), make_episodes(5), rounds=3) == together
+
+
+def test_no_cache_reuse_gives_same_replies(tiny):
+    cached = make_agent(tiny)
+    fresh = make_agent(tiny, reuse_cache=False)
+    assert play(cached, make_episodes(3), 3) == play(fresh, make_episodes(3), 3)
+    assert fresh.stats["reused_tokens"] == 0
+
+
+def test_sampling_is_reproducible_per_episode(tiny):
+    def sample(batch_size: int, seed: int) -> list[list[str]]:
+        agent = make_agent(tiny, temperature=1.0, top_p=0.9, seed=seed, batch_size=batch_size)
+        return play(agent, make_episodes(3), rounds=2)
+
+    first = sample(batch_size=3, seed=7)
+    assert sample(batch_size=1, seed=7) == first  # batching does not change an episode's samples
+    assert sample(batch_size=3, seed=8) != first
+    greedy = play(make_agent(tiny), make_episodes(3), rounds=2)
+    assert greedy != first
+
+
+def test_context_overflow_stops_episode(tiny):
+    agent = make_agent(tiny, max_length=120)
+    short, long = make_episodes(2)
+    long.trajectory.add_reply("Thought:\nwait\n\nAction:\nwait")
+    long.trajectory.add_observation("a very long observation " * 40)
+    replies = agent.act([short, long])
+    assert long.stop_reason == "context_overflow" and replies[1] == ""
+    assert short.stop_reason is None
+    assert long.meta["context_tokens"] > 120 - MAX_NEW
+
+
+def test_release_frees_the_cache(tiny):
+    agent = make_agent(tiny)
+    episodes = make_episodes(2)
+    agent.act(episodes)
+    assert len(agent._caches) == 2
+    agent.release(episodes[0])
+    assert set(agent._caches) == {episodes[1].uid}
+
+
+def test_loads_from_folder_and_falls_back_to_chatml(tiny):
+    path, _, _ = tiny
+    agent = HFAgent(path, max_new_tokens=4)
+    assert agent.chat_format == "model" and agent.name == f"hf:{path}"
+    agent.tokenizer.chat_template = None
+    fallback = HFAgent(model=agent.model, tokenizer=agent.tokenizer, max_new_tokens=4)
+    assert fallback.chat_format == "chatml"
+    text = fallback.prompt_text([{"role": "user", "content": "hi"}])
+    assert text == "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n"
+    assert len(fallback.act(make_episodes(2))) == 2
+
+
+def test_llama2_fallback_template(tiny):
+    _, model, tokenizer = tiny
+    agent = HFAgent(model=model, tokenizer=tokenizer, chat_format="llama2")
+    messages = [
+        {"role": "user", "content": "instr"},
+        {"role": "assistant", "content": "Ok."},
+        {"role": "user", "content": "obs"},
+    ]
+    bos, eos = tokenizer.bos_token, tokenizer.eos_token
+    assert agent.prompt_text(messages) == f"{bos}[INST] instr [/INST] Ok. {eos}{bos}[INST] obs [/INST]"
+    assert agent.decode_reply(tokenizer("Thought: x [INST] junk", add_special_tokens=False)["input_ids"]) == "Thought: x"

@@ -1,0 +1,150 @@
+"""OpenAIAgent against a small OpenAI-compatible server this test starts on a loopback port."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from contextlib import contextmanager
+
+import pytest
+import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from test_controller_support import GuessEnv
+
+from agentenv.controller.openai_agent import AgentError, OpenAIAgent
+from agentenv.controller.rollout import Rollout, RolloutTask
+from agentenv.controller.sources import LocalEnv
+
+
+class FakeModelServer:
+    """``POST /v1/chat/completions``: guesses 0, 1, 2 ... in turn (the number of replies so far).
+
+    ``fail_first`` requests get a 500; a conversation containing "TOO LONG" gets the 400 vLLM sends for an
+    overlong prompt; model "missing" gets a 404; ``delay_s`` makes every answer slow.
+    """
+
+    def __init__(self, fail_first: int = 0, always_fail: bool = False, delay_s: float = 0.0) -> None:
+        self.fail_first, self.always_fail, self.delay_s = fail_first, always_fail, delay_s
+        self.requests: list[dict] = []
+        self.auth: set[str] = set()
+        self.in_flight = self.max_in_flight = 0
+        self.app = FastAPI()
+        self.app.post("/v1/chat/completions")(self.complete)
+
+    async def complete(self, request: Request):
+        body = await request.json()
+        self.requests.append(body)
+        self.auth.add(request.headers.get("authorization", ""))
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(self.delay_s)
+        finally:
+            self.in_flight -= 1
+        if self.always_fail or len(self.requests) <= self.fail_first:
+            return JSONResponse({"error": {"message": "internal error"}}, status_code=500)
+        if body["model"] == "missing":
+            return JSONResponse({"error": {"message": "model not found"}}, status_code=404)
+        if any("TOO LONG" in m["content"] for m in body["messages"]):
+            message = "This model's maximum context length is 64 tokens. However, you requested 90 tokens."
+            return JSONResponse({"object": "error", "message": message}, status_code=400)
+        guesses = sum(m["role"] == "assistant" for m in body["messages"]) - 1  # minus the "Ok."
+        content = f"Thought:\nTry the next number.\n\nAction:\nguess {guesses}"
+        return {
+            "id": "cmpl-1",
+            "object": "chat.completion",
+            "model": body["model"],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }
+
+
+@contextmanager
+def serving(app: FastAPI):
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+def run_guess(agent, indices, max_rounds=6, concurrency=8):
+    source = LocalEnv(GuessEnv)
+    rollout = Rollout(agent, {"guess": source}, concurrency=concurrency, max_rounds=max_rounds)
+    episodes = {ep.data_idx: ep for ep in rollout.run([RolloutTask("guess", i) for i in indices])}
+    assert source.live_sessions == 0
+    return episodes
+
+
+def test_plays_episodes_through_the_endpoint():
+    fake = FakeModelServer()
+    with serving(fake.app) as url:
+        with OpenAIAgent("tiny", f"{url}/v1", api_key="sk-test", temperature=0.5, max_tokens=64) as agent:
+            episodes = run_guess(agent, range(10))
+    # the fake guesses 0, 1, 2 ...: tasks hiding 0..5 are solved within 6 rounds, the others run out
+    assert {i for i, ep in episodes.items() if ep.success} == set(range(6))
+    assert all(episodes[i].stop_reason == "max_rounds" and episodes[i].rounds == 6 for i in range(6, 10))
+    assert episodes[3].rounds == 4
+    body = fake.requests[0]
+    assert body["model"] == "tiny" and body["temperature"] == 0.5 and body["max_tokens"] == 64
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
+    assert body["messages"][0]["content"] == GuessEnv.instruction
+    assert fake.auth == {"Bearer sk-test"}
+    assert agent.stats["requests"] == len(fake.requests) and agent.stats["completion_tokens"] == 5 * len(fake.requests)
+
+
+def test_requests_run_concurrently():
+    fake = FakeModelServer(delay_s=0.2)
+    with serving(fake.app) as url, OpenAIAgent("tiny", url, concurrency=8) as agent:
+        run_guess(agent, range(8), max_rounds=1)
+    assert fake.max_in_flight > 1
+
+
+def test_transient_errors_are_retried():
+    fake = FakeModelServer(fail_first=3)
+    with serving(fake.app) as url, OpenAIAgent("tiny", url, backoff_s=0.01, concurrency=1) as agent:
+        episodes = run_guess(agent, [2], concurrency=1)
+    assert episodes[2].success and episodes[2].rounds == 3
+    assert agent.stats["retries"] == 3 and len(fake.requests) == 3 + 3
+
+
+def test_retries_are_bounded():
+    fake = FakeModelServer(always_fail=True)
+    with serving(fake.app) as url, OpenAIAgent("tiny", url, max_retries=2, backoff_s=0.01) as agent:
+        with pytest.raises(AgentError, match="gave up after 3 attempts"):
+            run_guess(agent, [0])
+    assert len(fake.requests) == 3
+
+
+def test_client_errors_fail_at_once():
+    fake = FakeModelServer()
+    with serving(fake.app) as url, OpenAIAgent("missing", url, backoff_s=0.01) as agent:
+        with pytest.raises(AgentError, match="404"):
+            run_guess(agent, [0])
+    assert len(fake.requests) == 1
+
+
+def test_context_overflow_stops_the_episode():
+    class Verbose(GuessEnv):
+        def reset(self, data_idx):
+            super().reset(data_idx)
+            return "TOO LONG " * 20 if data_idx == 1 else self.last
+
+    fake = FakeModelServer()
+    with serving(fake.app) as url, OpenAIAgent("tiny", url) as agent:
+        rollout = Rollout(agent, {"guess": LocalEnv(Verbose)}, concurrency=2)
+        episodes = {ep.data_idx: ep for ep in rollout.run([RolloutTask("guess", 0), RolloutTask("guess", 1)])}
+    assert episodes[1].stop_reason == "context_overflow" and episodes[1].rounds == 0
+    assert episodes[0].success

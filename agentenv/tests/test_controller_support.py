@@ -1,0 +1,60 @@
+"""A small environment for the controller's tests (this file holds no tests itself).
+
+Guess the number: task ``i`` hides ``i % 16``; the agent answers ``guess N`` and hears "higher" or "lower".
+The expert bisects, so it always wins within 5 guesses.  Task type is "even" or "odd" by the hidden number.
+"""
+
+from __future__ import annotations
+
+from agentenv.env import Environment, ExpertAction, StepResult
+
+
+class GuessEnv(Environment):
+    name = "guess"
+    splits = {"train": range(0, 100), "test": range(100, 140)}
+    max_rounds = 6
+    instruction = (
+        "Guess the hidden number between 0 and 15. Reply with\nThought:\n<reasoning>\n\nAction:\nguess <N>"
+    )
+
+    def __init__(self) -> None:
+        self.secret = 0
+        self.low, self.high = 0, 15
+        self.last = ""
+        self.closed = False
+
+    def reset(self, data_idx: int) -> str:
+        self.secret = data_idx % 16
+        self.low, self.high = 0, 15
+        self.last = "A number between 0 and 15 is hidden. Make your first guess."
+        return self.last
+
+    def step(self, action: str) -> StepResult:
+        word, _, number = action.strip().partition(" ")
+        if word.lower() != "guess" or not number.strip().isdigit():
+            self.last = f"Invalid action {action!r}. Use: guess <N>"
+            return StepResult(self.last)
+        guess = int(number)
+        if guess == self.secret:
+            self.last = f"Correct, the number was {guess}."
+            return StepResult(self.last, reward=1.0, done=True, score=1.0)
+        if guess < self.secret:
+            self.low = max(self.low, guess + 1)
+            self.last = f"{guess} is too low: the number is higher."
+        else:
+            self.high = min(self.high, guess - 1)
+            self.last = f"{guess} is too high: the number is lower."
+        return StepResult(self.last)
+
+    def observation(self) -> str:
+        return self.last
+
+    def expert_action(self) -> ExpertAction:
+        middle = (self.low + self.high) // 2
+        return ExpertAction(f"The number is between {self.low} and {self.high}; bisect.", f"guess {middle}")
+
+    def task_type(self) -> str:
+        return "even" if self.secret % 2 == 0 else "odd"
+
+    def close(self) -> None:
+        self.closed = True

@@ -1,0 +1,201 @@
+"""Loss masks, truncation, packing and AgentTraj loading for the trainers' data pipeline."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agentenv.data.dataset import dataset_to_trajectories, load_trajectory_dataset
+from agentenv.data.tokenize import (
+    CHATML_TEMPLATE,
+    IGNORE_INDEX,
+    LLAMA2_TEMPLATE,
+    DataCollator,
+    TemplateError,
+    encode_conversation,
+    pack_examples,
+    render_with_spans,
+    resolve_chat_template,
+    set_chat_template,
+    tokenize_dataset,
+)
+from agentenv.data.trajectory import Trajectory, Turn
+from agentenv.testing import tiny_tokenizer
+
+# A "model's own" template unlike both fallbacks (Zephyr-style role tags, "</s>" ends every message).
+OWN_TEMPLATE = (
+    "{% for m in messages %}{{ '<|' + m['role'] + '|>\n' + m['content'] + '</s>\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% endif %}"
+)
+
+
+def conversation() -> list[Turn]:
+    t = Trajectory.start("maze", 3, "You are an agent in a maze. Reach the goal.")
+    t.add_observation("Your position is 3, 4. Available actions: move up, move down")
+    t.add_reply("Thought:\nI should move toward the goal.\n\nAction:\nmove up")
+    t.add_observation("Your position is 2, 4.")
+    t.conversations.append(Turn("gpt", "Thought:\nThe letters narrow it down.\n\nAction:\nmove down", None))
+    t.add_observation("There are walls to your left and right.")
+    t.add_reply("Thought:\nNot this one.\n\nAction:\nmove up", loss=False)
+    t.add_observation("Your position is 1, 4.")
+    return t.conversations
+
+
+def sentencepiece_like_tokenizer():
+    """A Llama-2-like tokenizer (Metaspace pre-tokenizer, ``<s>`` / ``</s>``), trained in process."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    from agentenv.testing import _CORPUS
+
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<unk>", "<s>", "</s>"], show_progress=False)
+    corpus = _CORPUS + ["[INST] <<SYS>> <</SYS>> [/INST]\n"]
+    tok.train_from_iterator(corpus * 4, trainer=trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
+
+
+def trained_runs(labels: list[int]) -> list[tuple[int, int]]:
+    """The ``[first, last]`` token positions of each contiguous run of trained labels."""
+    runs: list[tuple[int, int]] = []
+    previous = IGNORE_INDEX
+    for j, label in enumerate(labels):
+        if label != IGNORE_INDEX:
+            runs.append((runs.pop()[0] if previous != IGNORE_INDEX else j, j))
+        previous = label
+    return runs
+
+
+# (tokenizer factory, template, what a trained turn's text looks like once rendered)
+CASES = {
+    "model-own": (tiny_tokenizer, OWN_TEMPLATE, lambda tok, v: v + "</s>"),
+    "chatml": (tiny_tokenizer, "chatml", lambda tok, v: v + "<|im_end|>"),
+    "llama2": (tiny_tokenizer, "llama2", lambda tok, v: " " + v + " " + tok.eos_token),
+    "llama2-sentencepiece": (sentencepiece_like_tokenizer, "llama2", lambda tok, v: " " + v + " </s>"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_labels_cover_exactly_the_loss_true_turns(case):
+    make, template, rendered = CASES[case]
+    tok = make()
+    if template == OWN_TEMPLATE:
+        tok.chat_template = OWN_TEMPLATE
+        assert set_chat_template(tok, "auto") == OWN_TEMPLATE  # the model's own template wins
+    else:
+        set_chat_template(tok, template)
+    turns = conversation()
+    enc = encode_conversation(tok, turns)
+    assert enc is not None and len(enc.input_ids) == len(enc.labels)
+
+    # every trained token is the token itself; everything else is masked
+    assert all(label in (token, IGNORE_INDEX) for token, label in zip(enc.input_ids, enc.labels))
+    expected = [t.value for t in turns if t.trains()]
+    assert len(expected) == 2  # the "Ok." and the loss=False reply are not trained; loss=None gpt is
+    # the text under each run of trained tokens is exactly a trained turn plus its end-of-turn marker
+    text, _, _ = render_with_spans(tok, turns)
+    offsets = tok(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+    runs = trained_runs(enc.labels)
+    assert [text[offsets[a][0] : offsets[b][1]] for a, b in runs] == [rendered(tok, v) for v in expected]
+    # nothing after the last trained turn is kept: it would carry no loss
+    assert text.startswith(tok.decode(enc.input_ids))
+    assert tok.decode(enc.input_ids).rstrip().endswith(rendered(tok, expected[-1]).rstrip())
+
+
+def test_headers_and_observations_are_masked():
+    tok = tiny_tokenizer()
+    set_chat_template(tok, "chatml")
+    enc = encode_conversation(tok, conversation())
+    masked_text = tok.decode([t for t, label in zip(enc.input_ids, enc.labels) if label == IGNORE_INDEX])
+    assert masked_text.count("<|im_start|>assistant\n") == 3  # "Ok." + two trained replies' headers
+    assert "Your position is 3, 4." in masked_text and "move toward" not in masked_text
+
+
+def test_truncation_drops_whole_trailing_turns():
+    tok = tiny_tokenizer()
+    set_chat_template(tok, "chatml")
+    turns = conversation()
+    full = encode_conversation(tok, turns)
+    one_turn = encode_conversation(tok, turns[:5])  # up to and including the first trained reply
+    assert full is not None and one_turn is not None
+
+    cut = encode_conversation(tok, turns, max_length=len(full.input_ids) - 1)
+    assert cut is not None
+    assert cut.input_ids == one_turn.input_ids and cut.labels == one_turn.labels
+    assert cut.dropped_turns == 1
+    assert encode_conversation(tok, turns, max_length=len(one_turn.input_ids) - 1) is None
+
+
+def test_template_that_rewrites_history_is_refused():
+    tok = tiny_tokenizer()
+    # renders only the last message's content in full: earlier turns change as the conversation grows
+    tok.chat_template = (
+        "{% for m in messages %}{% if loop.last %}{{ m['content'] }}{% else %}{{ m['role'] }}{% endif %}"
+        "{% endfor %}"
+    )
+    with pytest.raises(TemplateError):
+        encode_conversation(tok, conversation())
+
+
+def test_fallback_choice():
+    tok = tiny_tokenizer()
+    tok.chat_template = None
+    assert resolve_chat_template(tok) == CHATML_TEMPLATE  # the vocabulary knows <|im_start|>
+    assert resolve_chat_template(sentencepiece_like_tokenizer()) == LLAMA2_TEMPLATE
+    with pytest.raises(TemplateError):
+        resolve_chat_template(tok, "model")
+
+
+def agentgym_item(i: int) -> dict:
+    """An item as AgentGym's released AgentTraj files hold it: no reward / env fields."""
+    return {
+        "item_id": f"webshop_{i}",
+        "conversations": [
+            {"from": "human", "loss": None, "value": "You are web shopping. Reply with Thought: and Action:."},
+            {"from": "gpt", "loss": False, "value": "Ok."},
+            {"from": "human", "loss": None, "value": f"Find item {i}. [Search]"},
+            {"from": "gpt", "loss": True, "value": f"Thought:\nSearch it.\n\nAction:\nsearch[item {i}]"},
+        ],
+    }
+
+
+def test_agentgym_json_and_our_jsonl_load_together(tmp_path):
+    released = tmp_path / "webshop_train.json"
+    released.write_text(json.dumps([agentgym_item(i) for i in range(3)]))
+    ours = tmp_path / "maze.jsonl"
+    t = Trajectory.start("maze", 7, "Maze instruction", reward=1.0, success=True, meta={"rounds": 1})
+    t.add_observation("obs")
+    t.add_reply("Thought:\ngo\n\nAction:\nmove up")
+    ours.write_text(json.dumps(t.to_json()) + "\n" + '{"item_id": "maze_8", "conv')  # a torn last line
+
+    ds = load_trajectory_dataset([released, ours])
+    assert ds["item_id"] == ["webshop_0", "webshop_1", "webshop_2", "maze_7"]
+    back = dataset_to_trajectories(ds)
+    assert back[0].env == "webshop" and back[0].conversations[1].loss is False
+    assert back[3].meta == {"rounds": 1} and back[3].reward == 1.0
+
+    tok = tiny_tokenizer()
+    tokenized, stats = tokenize_dataset(ds, tok, max_length=4096)
+    assert stats.kept == 4 and stats.dropped == 0 and len(tokenized) == 4
+    assert stats.trained_tokens == sum(sum(x != IGNORE_INDEX for x in row) for row in tokenized["labels"])
+
+    _, stats = tokenize_dataset(ds, tok, max_length=20)
+    assert stats.dropped == 4 and stats.kept == 0
+
+
+def test_packing_and_collation():
+    examples = [{"input_ids": [1] * n, "labels": [IGNORE_INDEX] + [1] * (n - 1)} for n in (5, 3, 4, 2, 6)]
+    packed = pack_examples(examples, max_length=8)
+    assert sorted(len(p["input_ids"]) for p in packed) == [4, 8, 8]  # 6+2, 5+3, 4: first-fit decreasing
+    assert sum(len(p["input_ids"]) for p in packed) == 20
+    for p in packed:
+        assert len(p["input_ids"]) <= 8
+        assert p["position_ids"][0] == 0 and len(p["position_ids"]) == len(p["input_ids"])
+    batch = DataCollator(pad_token_id=0)(packed)
+    assert batch["input_ids"].shape == (3, 8) and "position_ids" in batch
+    assert (batch["labels"][batch["attention_mask"] == 0] == IGNORE_INDEX).all()
+    with pytest.raises(ValueError):
+        pack_examples(examples, max_length=4)

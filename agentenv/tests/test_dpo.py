@@ -1,0 +1,142 @@
+"""DPO: the loss formula, masked multi-turn log-probabilities, ETO's pairing rule, and one real step."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from agentenv.data.trajectory import Trajectory, Turn
+from agentenv.trainer.dpo import (
+    REFERENCE_FILE,
+    DPOConfig,
+    PairCollator,
+    PreferencePair,
+    cut_rejected,
+    dpo_loss,
+    make_pair,
+    read_pairs,
+    tokenize_pairs,
+    train_dpo,
+    write_pairs,
+)
+from agentenv.trainer.engine import read_log
+
+
+def test_dpo_loss_matches_a_hand_computed_value():
+    import torch
+
+    pc, pr = torch.tensor([-1.0, -4.0]), torch.tensor([-3.0, -2.0])
+    rc, rr = torch.tensor([-2.0, -4.0]), torch.tensor([-2.0, -3.0])
+    beta = 0.5
+    # pair 0: margin = (-1+2) - (-3+2) = 2 -> -log sigmoid(1) = log(1 + e^-1)
+    # pair 1: margin = (-4+4) - (-2+3) = -1 -> -log sigmoid(-0.5) = log(1 + e^0.5)
+    expected = [math.log(1 + math.exp(-1.0)), math.log(1 + math.exp(0.5))]
+    assert dpo_loss(pc, pr, rc, rr, beta).tolist() == pytest.approx(expected, rel=1e-6)
+
+
+def trajectory(idx: int, actions: list[str], reward: float) -> Trajectory:
+    t = Trajectory.start("maze", idx, "You are an agent in a maze. Reach the goal.", reward=reward)
+    for k, action in enumerate(actions):
+        t.add_observation(f"Your position is {k}, 4. Available actions: move up, move down")
+        t.add_reply(f"Thought:\nI should move toward the goal.\n\nAction:\n{action}")
+    return t
+
+
+def test_eto_pairing_rule():
+    expert = trajectory(1, ["move up", "move up"], 1.0)
+    failed = trajectory(1, ["move down"] * 12, 0.0)
+    pair = make_pair(expert, failed)
+    assert pair.chosen == expert.conversations and pair.chosen_reward == 1.0 and pair.rejected_reward == 0.0
+    # the failure is cut to the expert's length + 5 rounds (10 turns), ending on an agent turn
+    assert len(pair.rejected) == len(expert.conversations) + 10 and pair.rejected[-1].role == "gpt"
+    assert make_pair(expert, trajectory(1, ["move up"], 1.0)) is None  # tie: no pair
+    better = trajectory(1, ["move up"], 1.0)
+    weaker = trajectory(1, ["move up", "move down"], 0.5)
+    flipped = make_pair(weaker, better)  # the explored one wins when its reward is higher
+    assert flipped.chosen == better.conversations and flipped.rejected == weaker.conversations
+    assert cut_rejected([Turn("gpt", "a")], [Turn("human", "x")]) == []
+
+
+def test_pair_files_roundtrip_and_eto_format(tmp_path):
+    pair = make_pair(trajectory(2, ["move up"], 1.0), trajectory(2, ["move down"], 0.0))
+    write_pairs(tmp_path / "pairs.jsonl", [pair])
+    assert list(read_pairs(tmp_path / "pairs.jsonl")) == [pair]
+
+    import json
+
+    eto = [{"id": "7", "prompt": [{"from": "human", "value": "inst"}, {"from": "gpt", "value": "OK"},
+                                  {"from": "human", "value": "task"}],
+            "chosen": [{"from": "gpt", "value": "good"}], "rejected": [{"from": "gpt", "value": "bad"}]}]
+    (tmp_path / "eto.json").write_text(json.dumps(eto))
+    (loaded,) = read_pairs(tmp_path / "eto.json")
+    assert [t.trains() for t in loaded.chosen] == [False, False, False, True]  # the prompt's "OK" has no loss
+    assert loaded.rejected[-1].value == "bad" and loaded.item_id == "7"
+
+
+@pytest.fixture(scope="module")
+def base_model(tmp_path_factory) -> Path:
+    from agentenv.testing import tiny_llama
+
+    return tiny_llama(tmp_path_factory.mktemp("tiny") / "model")
+
+
+def pairs() -> list[PreferencePair]:
+    out = []
+    for i in range(4):
+        good = trajectory(i, ["move up", "move up"], 1.0)
+        bad = trajectory(i, ["move down", "move left", "move down"], 0.0)
+        out.append(make_pair(good, bad))
+    return out
+
+
+def policy_logps(model_path: Path, pair_list: list[PreferencePair]):
+    from transformers import AutoModelForCausalLM
+
+    from agentenv.trainer.engine import TrainConfig, load_tokenizer
+    from agentenv.trainer.losses import _forward_logits, sequence_logprobs
+
+    tokenizer = load_tokenizer(TrainConfig(model=str(model_path), output_dir=""))
+    examples, _ = tokenize_pairs(pair_list, tokenizer, 1024)
+    batch = PairCollator(tokenizer.pad_token_id)(examples)
+    model = AutoModelForCausalLM.from_pretrained(model_path)
+    import torch
+
+    with torch.no_grad():
+        logps = sequence_logprobs(_forward_logits(model, batch), batch["labels"])
+    return logps[: len(examples)], logps[len(examples) :], model, batch, examples
+
+
+def test_sequence_logprobs_sum_only_the_agent_turns(base_model):
+    import torch
+
+    chosen, _, model, batch, examples = policy_logps(base_model, pairs()[:1])
+    ids, labels = examples[0]["chosen_input_ids"], examples[0]["chosen_labels"]
+    with torch.no_grad():
+        logits = model(torch.tensor([ids])).logits[0].log_softmax(-1)
+    by_hand = sum(float(logits[j - 1, ids[j]]) for j in range(1, len(ids)) if labels[j] != -100)
+    assert float(chosen[0]) == pytest.approx(by_hand, rel=1e-5)
+    n_trained = sum(label != -100 for label in labels)
+    assert 0 < n_trained < len(ids) / 2  # observations and the instruction are masked
+
+
+def test_one_dpo_step_raises_the_chosen_minus_rejected_log_ratio(base_model, tmp_path):
+    data = pairs()
+    write_pairs(tmp_path / "pairs.jsonl", data)
+    before_c, before_r, *_ = policy_logps(base_model, data)
+    cfg = DPOConfig(
+        model=str(base_model), output_dir=str(tmp_path / "dpo"), pairs=[str(tmp_path / "pairs.jsonl")],
+        max_steps=1, batch_size=4, learning_rate=1e-3, warmup_ratio=0.0, beta=0.1, seed=0,
+    )
+    out = train_dpo(cfg)
+    after_c, after_r, *_ = policy_logps(out, data)
+    assert float((after_c - after_r).mean()) > float((before_c - before_r).mean()) + 1e-3
+
+    # step 1's policy equals the reference: margin 0, loss log 2; the reference values were saved
+    (line,) = read_log(out)
+    assert line["loss"] == pytest.approx(math.log(2), abs=1e-5)
+    import json
+
+    saved = [json.loads(s) for s in (out / REFERENCE_FILE).read_text().splitlines()]
+    assert [d["chosen"] for d in saved] == pytest.approx(before_c.tolist(), rel=1e-5)

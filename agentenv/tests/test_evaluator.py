@@ -1,0 +1,151 @@
+"""The evaluator: AgentTraj lines, resuming without duplicates or gaps, the score table, collect."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_controller_support import GuessEnv
+
+from agentenv.controller.agents import Agent
+from agentenv.controller.evaluator import EvalTask, collect, evaluate
+from agentenv.controller.expert import ExpertAgent
+from agentenv.controller.sources import LocalEnv
+from agentenv.data.trajectory import read_trajectories
+
+LOCAL = {"guess": LocalEnv(GuessEnv)}
+
+
+def tasks(indices) -> list[EvalTask]:
+    return [EvalTask("guess", [], i) for i in indices]
+
+
+class Counter(Agent):
+    """Guesses 0, 1, 2 ...; raises ``error`` on its ``fail_at``-th call; records what it saw."""
+
+    name = "counter"
+
+    def __init__(self, fail_at: int | None = None, error: type[BaseException] = KeyboardInterrupt):
+        self.calls, self.fail_at, self.error = 0, fail_at, error
+        self.seen: list[tuple[str, int, float | None, int | None]] = []
+
+    def act(self, episodes):
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise self.error("killed")
+        self.seen += [(ep.item_id, ep.sample, ep.temperature, ep.seed) for ep in episodes if ep.rounds == 0]
+        return [f"Thought:\nnext\n\nAction:\nguess {ep.rounds}" for ep in episodes]
+
+
+def lines(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_writes_agenttraj_lines_and_a_report(tmp_path):
+    out = tmp_path / "run" / "results.jsonl"
+    report = evaluate(ExpertAgent(), tasks(range(20)), out, concurrency=4, sources=LOCAL, progress=False)
+    records = lines(out)
+    assert {r["item_id"] for r in records} == {f"guess_{i}" for i in range(20)} and len(records) == 20
+    first = records[0]
+    assert first.keys() >= {"item_id", "conversations", "reward", "success", "env", "split", "source", "meta"}
+    assert first["conversations"][0] == {"from": "human", "loss": False, "value": GuessEnv.instruction}
+    assert first["conversations"][1] == {"from": "gpt", "loss": False, "value": "Ok."}
+    assert first["conversations"][-1]["from"] == "gpt" and first["conversations"][-1]["loss"] is True
+    assert first["source"] == "expert" and first["meta"]["normalised_score"] == 1.0
+
+    assert (report.row().n, report.row().score, report.row().success) == (20, 1.0, 1.0)
+    assert report.row("guess", "even").n == report.row("guess", "odd").n == 10
+    saved = json.loads((tmp_path / "run" / "results.report.json").read_text())
+    assert saved["rows"][0] == {"env": "guess", "task_type": "all", "n": 20, "score": 1.0, "success": 1.0}
+    assert "| guess | odd | 10 | 1.000 | 100.0% |" in (tmp_path / "run" / "results.report.md").read_text()
+
+    meta = json.loads((tmp_path / "run" / "results.meta.json").read_text())
+    assert meta["agent"]["name"] == "expert" and meta["temperature"] == 0.0 and meta["seed"] == 0
+    assert meta["max_rounds"] == {"guess": GuessEnv.max_rounds}  # None: the env's own limit
+    assert meta["envs"]["guess"]["instruction"] == GuessEnv.instruction
+    assert meta["runs"][0]["episodes_to_run"] == 20 and meta["runs"][0]["errors"] == 0
+
+
+def test_an_interrupted_run_resumes_without_duplicates_or_gaps(tmp_path):
+    out = tmp_path / "results.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(Counter(fail_at=4), tasks(range(30)), out, concurrency=5, sources=LOCAL, progress=False)
+    done_first = [r["item_id"] for r in lines(out)]
+    assert 0 < len(done_first) < 30
+    with out.open("a") as f:  # a line cut short by the kill
+        f.write('{"item_id": "guess_29", "conversa')
+
+    second = Counter()
+    report = evaluate(second, tasks(range(30)), out, concurrency=5, sources=LOCAL, progress=False)
+    ids = [t.item_id for t in read_trajectories(out)]
+    assert sorted(ids) == sorted(f"guess_{i}" for i in range(30))  # each once
+    assert {item for item, *_ in second.seen} == {f"guess_{i}" for i in range(30)} - set(done_first)
+    assert report.row().n == 30
+    # the counter solves task i in round i+1: within 6 rounds for hidden numbers 0..5
+    assert report.row().success == pytest.approx(sum(i % 16 < 6 for i in range(30)) / 30)
+    assert len(json.loads((tmp_path / "results.meta.json").read_text())["runs"]) == 2
+
+    third = Counter()
+    evaluate(third, tasks(range(30)), out, sources=LOCAL, progress=False)
+    assert third.calls == 0  # nothing left to do
+
+
+def test_samples_per_task_and_per_episode_seeds(tmp_path):
+    out = tmp_path / "samples.jsonl"
+    agent = Counter()
+    report = evaluate(
+        agent, tasks([0, 1]), out, samples_per_task=3, temperature=0.7, seed=5, sources=LOCAL, progress=False
+    )
+    keys = sorted((t.item_id, t.meta["sample"]) for t in read_trajectories(out))
+    assert keys == [(f"guess_{i}", k) for i in (0, 1) for k in range(3)]
+    assert report.row().n == 6
+    assert {temp for *_, temp, _ in agent.seen} == {0.7}
+    seeds = [seed for *_, seed in agent.seen]
+    assert len(set(seeds)) == 6  # every episode its own seed ...
+    again = Counter()
+    evaluate(again, tasks([0, 1]), tmp_path / "again.jsonl", samples_per_task=3, temperature=0.7, seed=5,
+             sources=LOCAL, progress=False)
+    assert sorted(again.seen) == sorted(agent.seen)  # ... the same in every run
+
+
+def test_env_errors_are_counted_not_written(tmp_path):
+    class Crashy(GuessEnv):
+        def step(self, action):
+            if self.secret == 1:
+                raise RuntimeError("boom")
+            return super().step(action)
+
+    out = tmp_path / "r.jsonl"
+    report = evaluate(ExpertAgent(), tasks(range(4)), out, sources={"guess": LocalEnv(Crashy)}, progress=False)
+    assert report.errors == 1 and report.row().n == 3
+    assert "guess_1" not in {r["item_id"] for r in lines(out)}
+
+
+def test_scores_are_normalised_by_reward_range(tmp_path):
+    class Percent(GuessEnv):
+        name = "percent"
+        reward_range = (0.0, 100.0)
+        success_score = 100.0
+
+        def step(self, action):
+            result = super().step(action)
+            result.score = 100.0 if result.done else 40.0
+            return result
+
+    out = tmp_path / "p.jsonl"
+    report = evaluate(
+        Counter(), [EvalTask("percent", [], i) for i in (0, 1, 9)], out, max_rounds=2,
+        sources={"percent": LocalEnv(Percent)}, progress=False,
+    )
+    # hidden 0 and 1 are found within 2 rounds (score 100); 9 is not (score 40)
+    assert report.row("percent").score == pytest.approx((1 + 1 + 0.4) / 3)
+    assert report.row("percent").success == pytest.approx(2 / 3)
+    assert sorted(t.reward for t in read_trajectories(out)) == [40.0, 100.0, 100.0]
+
+
+def test_collect_writes_expert_trajectories(tmp_path):
+    out = tmp_path / "expert.jsonl"
+    report = collect("guess", [], range(8), out, concurrency=3, sources=LOCAL, progress=False)
+    trajectories = list(read_trajectories(out))
+    assert len(trajectories) == 8 and all(t.source == "expert" and t.success for t in trajectories)
+    assert report.row().success == 1.0

