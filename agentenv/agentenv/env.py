@@ -98,6 +98,11 @@ class Environment(ABC):
         """Debug detail about the current episode (served at ``GET /detail``)."""
         return {"task_type": self.task_type()}
 
+    def create(self, **fields: Any) -> str | None:
+        """Hook for ``POST /create`` bodies that carry AgentGym's own fields (TextCraft's ``goal``): start
+        that task and return its observation, or ``None`` to leave the new session waiting for a reset."""
+        return None
+
     def wire_extras(self, kind: Literal["create", "reset", "step"]) -> dict[str, Any]:
         """Extra fields AgentGym's responses carry for this env (e.g. SciWorld's ``task_name``)."""
         return {}

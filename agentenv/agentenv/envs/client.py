@@ -1,0 +1,214 @@
+"""``EnvClient``: the typed HTTP client of one environment, and ``EnvSession``, one live session."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from agentenv.env import ExpertAction
+
+from .errors import EnvError, ServerUnreachable, error_for
+
+
+@dataclass
+class ResetResult:
+    observation: str
+    data_idx: int | None
+    task_type: str
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass
+class StepResult:
+    observation: str
+    reward: float
+    score: float
+    done: bool
+    success: bool
+    info: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+class EnvClient:
+    """Talks to the ``/<env>`` routes of an environment server over one keep-alive connection pool.
+
+    Connection failures are retried ``retries`` times with exponential backoff: any request whose
+    connection could not be opened, and idempotent GETs on any transport error.  A POST that may have
+    reached the server (a step, say) is never sent twice.  Error answers raise
+    :class:`~agentenv.envs.errors.EnvError` subclasses named after their status.
+    """
+
+    #: the environment this client class is for; ``None`` for the generic client
+    env_name: str | None = None
+
+    def __init__(
+        self,
+        env: str | None = None,
+        base_url: str | None = None,
+        *,
+        timeout: float = 60.0,
+        retries: int = 3,
+        backoff_s: float = 0.2,
+        token: str | None = None,
+        max_connections: int = 256,
+    ) -> None:
+        self.env = env or self.env_name
+        if self.env is None:
+            raise ValueError("EnvClient needs an env name")
+        if base_url is None:
+            from .registry import default_url
+
+            base_url = default_url(self.env)
+        self.base_url = base_url.rstrip("/")
+        self.retries = retries
+        self.backoff_s = backoff_s
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+        self.http = httpx.Client(
+            base_url=f"{self.base_url}/{self.env}", timeout=timeout, headers=headers, limits=limits
+        )
+
+    # --- plumbing ---------------------------------------------------------------------------------
+    def request(self, method: str, route: str, *, json: Any = None, params: Any = None) -> httpx.Response:
+        for attempt in range(self.retries + 1):
+            try:
+                response = self.http.request(method, route, json=json, params=params)
+                break
+            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+                error: Exception = exc
+            except httpx.TransportError as exc:
+                if method != "GET":
+                    raise ServerUnreachable(f"{method} {self.http.base_url}{route} failed: {exc!r}") from exc
+                error = exc
+            if attempt == self.retries:
+                raise ServerUnreachable(
+                    f"{method} {self.http.base_url}{route} failed after {self.retries + 1} tries: {error!r}"
+                ) from error
+            time.sleep(self.backoff_s * 2**attempt)
+        if response.status_code >= 400:
+            try:
+                message = response.json().get("error", response.text)
+            except ValueError:
+                message = response.text
+            raise error_for(response.status_code, message)
+        return response
+
+    def _post(self, route: str, body: dict[str, Any]) -> Any:
+        return self.request("POST", route, json=body).json()
+
+    def _get(self, route: str, sid: int) -> Any:
+        return self.request("GET", route, params={"id": sid}).json()
+
+    # --- the protocol -----------------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        return self.request("GET", "/health").json()
+
+    def info(self) -> dict[str, Any]:
+        return self.request("GET", "/info").json()
+
+    def create(self, data_idx: int | None = None) -> int:
+        """Open a session (and reset it to ``data_idx`` when given); returns its id."""
+        answer = self._post("/create", {} if data_idx is None else {"data_idx": data_idx})
+        return answer if isinstance(answer, int) else int(answer["id"])
+
+    def reset(self, sid: int, data_idx: int) -> ResetResult:
+        raw = self._post("/reset", {"id": sid, "data_idx": data_idx})
+        return ResetResult(raw["observation"], raw.get("data_idx"), raw.get("task_type", ""), raw)
+
+    def step(self, sid: int, action: str) -> StepResult:
+        raw = self._post("/step", {"id": sid, "action": action})
+        return StepResult(
+            raw["observation"], raw["reward"], raw["score"], raw["done"], raw["success"], raw.get("info") or {}, raw
+        )
+
+    def observation(self, sid: int) -> str:
+        return self._get("/observation", sid)
+
+    def available_actions(self, sid: int) -> Any:
+        return self._get("/available_actions", sid)
+
+    def expert(self, sid: int) -> ExpertAction:
+        move = self._get("/expert", sid)
+        return ExpertAction(move["thought"], move["action"])
+
+    def detail(self, sid: int) -> dict[str, Any]:
+        return self._get("/detail", sid)
+
+    def query(self, sid: int, name: str) -> Any:
+        """An env-specific ``GET /<name>?id=``; JSON decoded, or the raw bytes of an image."""
+        response = self.request("GET", f"/{name}", params={"id": sid})
+        if response.headers.get("content-type", "").startswith("application/json"):
+            return response.json()
+        return response.content
+
+    def close_session(self, sid: int) -> None:
+        self._post("/close", {"id": sid})
+
+    def session(self, data_idx: int | None = None) -> EnvSession:
+        return EnvSession(self, self.create(data_idx))
+
+    # --- lifetime ---------------------------------------------------------------------------------
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> EnvClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.env!r}, {self.base_url!r})"
+
+
+class EnvSession:
+    """One live session on a server; closing it (or leaving its ``with`` block) frees it there."""
+
+    def __init__(self, client: EnvClient, sid: int) -> None:
+        self.client = client
+        self.id = sid
+        self.closed = False
+
+    def reset(self, data_idx: int) -> ResetResult:
+        return self.client.reset(self.id, data_idx)
+
+    def step(self, action: str) -> StepResult:
+        return self.client.step(self.id, action)
+
+    def observation(self) -> str:
+        return self.client.observation(self.id)
+
+    def available_actions(self) -> Any:
+        return self.client.available_actions(self.id)
+
+    def expert(self) -> ExpertAction:
+        return self.client.expert(self.id)
+
+    def detail(self) -> dict[str, Any]:
+        return self.client.detail(self.id)
+
+    def query(self, name: str) -> Any:
+        return self.client.query(self.id, name)
+
+    def close(self) -> None:
+        """Close the session on the server; a session the server already dropped counts as closed."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.client.close_session(self.id)
+        except EnvError as exc:
+            if exc.status not in (404, 0):
+                raise
+
+    def __enter__(self) -> EnvSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"EnvSession({self.client.env!r}, id={self.id})"

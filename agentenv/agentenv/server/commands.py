@@ -1,0 +1,62 @@
+"""``agentenv serve ENV`` and ``agentenv up ENV...``."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import time
+
+from agentenv.envs.registry import DEFAULT_PORTS, SERVER_GROUPS
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    known = ", ".join(sorted(set(DEFAULT_PORTS) | set(SERVER_GROUPS)))
+    serve = sub.add_parser("serve", help="serve one environment (or a group such as lmrlgym) over HTTP")
+    serve.add_argument("env", help=f"environment or server group ({known}, or any installed env)")
+    serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
+    serve.add_argument("--port", type=int, default=None, help="port (default: the env's default port)")
+    serve.add_argument("--max-sessions", type=int, default=512)
+    serve.add_argument("--ttl", type=float, default=900.0, help="seconds before an idle session is reaped")
+    serve.add_argument("--token", default=None, help="require 'Authorization: Bearer TOKEN' (or AGENTENV_TOKEN)")
+    serve.add_argument("--log-level", default="warning")
+    serve.set_defaults(func=_serve)
+
+    up = sub.add_parser("up", help="start several servers as subprocesses; Ctrl-C stops them all")
+    up.add_argument("envs", nargs="+", help="environments or server groups, e.g. lmrlgym babyai")
+    up.add_argument("--host", default="127.0.0.1")
+    up.set_defaults(func=_up)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from agentenv.server.launcher import serve
+
+    serve(
+        args.env,
+        host=args.host,
+        port=args.port,
+        max_sessions=args.max_sessions,
+        ttl_s=args.ttl,
+        token=args.token,
+        log_level=args.log_level,
+    )
+    return 0
+
+
+def _up(args: argparse.Namespace) -> int:
+    from agentenv.server.launcher import ServerProcesses
+
+    signal.signal(signal.SIGTERM, _interrupt)  # a process manager's SIGTERM stops them like Ctrl-C
+    with ServerProcesses(args.envs, host=args.host) as urls:
+        for name, url in urls.items():
+            print(f"{name:12s} {url}", flush=True)
+        print("all servers healthy; Ctrl-C stops them", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            print("stopping servers", flush=True)
+    return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

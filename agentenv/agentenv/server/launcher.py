@@ -1,0 +1,115 @@
+"""Running servers: ``serve`` one in this process, or ``ServerProcesses`` to keep several alive as
+subprocesses (what ``agentenv up`` and the demo use)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+
+import httpx
+
+from agentenv.envs.registry import default_port, env_classes
+
+from .app import create_app
+
+
+def serve(
+    name: str,
+    *,
+    host: str = "127.0.0.1",
+    port: int | None = None,
+    max_sessions: int = 512,
+    ttl_s: float = 900.0,
+    token: str | None = None,
+    log_level: str = "warning",
+) -> None:
+    """Serve env ``name`` (or a server group such as ``lmrlgym``) until interrupted."""
+    import uvicorn
+
+    app = create_app(env_classes(name), max_sessions=max_sessions, ttl_s=ttl_s, token=token)
+    uvicorn.run(app, host=host, port=port or default_port(name), log_level=log_level, access_log=False)
+
+
+class ServerProcesses:
+    """Start servers as subprocesses, wait until each answers ``/health``, stop them all on exit.
+
+    ``with ServerProcesses(["lmrlgym", "babyai"]) as urls: ...`` — ``urls`` maps each name to its base URL.
+    """
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        *,
+        host: str = "127.0.0.1",
+        ports: dict[str, int] | None = None,
+        extra_args: Sequence[str] = (),
+        startup_timeout_s: float = 120.0,
+    ) -> None:
+        self.names = list(names)
+        self.host = host
+        self.ports = {name: (ports or {}).get(name) or default_port(name) for name in self.names}
+        self.extra_args = list(extra_args)
+        self.startup_timeout_s = startup_timeout_s
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+
+    @property
+    def urls(self) -> dict[str, str]:
+        return {name: f"http://{self.host}:{port}" for name, port in self.ports.items()}
+
+    def start(self) -> dict[str, str]:
+        try:
+            for name in self.names:
+                command = [sys.executable, "-m", "agentenv.cli", "serve", name, "--host", self.host]
+                command += ["--port", str(self.ports[name]), *self.extra_args]
+                self.procs[name] = subprocess.Popen(command, start_new_session=True)
+            for name in self.names:
+                self._wait_healthy(name)
+        except BaseException:
+            self.stop()
+            raise
+        return self.urls
+
+    def _wait_healthy(self, name: str) -> None:
+        deadline = time.monotonic() + self.startup_timeout_s
+        url = f"{self.urls[name]}/health"
+        while time.monotonic() < deadline:
+            if self.procs[name].poll() is not None:
+                raise RuntimeError(f"server {name!r} exited with status {self.procs[name].returncode}")
+            try:
+                if httpx.get(url, timeout=2).status_code < 500:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        raise TimeoutError(f"server {name!r} not healthy at {url} after {self.startup_timeout_s:.0f} s")
+
+    def stop(self, timeout_s: float = 15.0) -> None:
+        """SIGTERM every server (uvicorn then closes all sessions), SIGKILL what is left after the timeout."""
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                _signal_group(proc, signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _signal_group(proc, signal.SIGKILL)
+                proc.wait()
+        self.procs.clear()
+
+    def __enter__(self) -> dict[str, str]:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass

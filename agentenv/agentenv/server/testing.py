@@ -1,0 +1,50 @@
+"""Run a real server on a free loopback port for tests and benchmarks."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI
+
+from agentenv.env import Environment
+
+from .app import create_app
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_server(
+    app_or_envs: FastAPI | type[Environment] | Sequence[type[Environment]], **create_app_kwargs: Any
+) -> Iterator[str]:
+    """Serve an app (or env classes, through :func:`create_app`) with uvicorn in a background thread.
+
+    Yields the base URL (``http://127.0.0.1:PORT``); on exit the server shuts down, which runs the app's
+    lifespan end and so closes every session still open.
+    """
+    app = app_or_envs if isinstance(app_or_envs, FastAPI) else create_app(app_or_envs, **create_app_kwargs)
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name=f"uvicorn:{port}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError(f"test server on port {port} did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)

@@ -1,0 +1,258 @@
+"""The server kit over real HTTP: a toy environment served by uvicorn on a loopback port."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import threading
+import time
+from typing import Any, ClassVar
+
+import httpx
+import pytest
+
+from agentenv.env import Environment, ExpertAction, StepResult
+from agentenv.envs import EnvClient, EpisodeFinished, ServerFull, SessionNotFound
+from agentenv.server.testing import running_server
+
+
+class CounterEnv(Environment):
+    """Count up to the task's target with ``add N``; ``nap`` sleeps, ``explode`` crashes the env."""
+
+    name: ClassVar[str] = "counter"
+    splits: ClassVar[dict[str, range]] = {"train": range(0, 10), "test": range(10, 20)}
+    max_rounds: ClassVar[int] = 10
+    instruction: ClassVar[str] = "Reach the target with `add N`."
+    reset_index_field: ClassVar[str] = "game"
+    queries: ClassVar[dict[str, str]] = {"target": "target_value"}
+
+    closed: ClassVar[int] = 0
+    in_flight: ClassVar[int] = 0
+    most_in_flight: ClassVar[int] = 0
+    guard: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self) -> None:
+        self.target = self.total = 0
+        self.busy = 0
+        self.most_busy = 0
+
+    def reset(self, data_idx: int) -> str:
+        self.target, self.total = data_idx % 5 + 1, 0
+        return f"Target {self.target}."
+
+    def step(self, action: str) -> StepResult:
+        if action == "explode":
+            raise RuntimeError("boom")
+        if action == "nap":
+            return self._nap()
+        if not action.startswith("add ") or not action[4:].isdigit():
+            return StepResult(f"Invalid action {action!r}: use `add N`.")
+        self.total += int(action[4:])
+        done = self.total >= self.target
+        reward = 1.0 if self.total == self.target else 0.0
+        return StepResult(f"Total {self.total}.", reward, done, reward)
+
+    def _nap(self) -> StepResult:
+        cls = type(self)
+        with cls.guard:
+            cls.in_flight += 1
+            cls.most_in_flight = max(cls.most_in_flight, cls.in_flight)
+        self.busy += 1
+        self.most_busy = max(self.most_busy, self.busy)
+        time.sleep(0.1)
+        self.busy -= 1
+        with cls.guard:
+            cls.in_flight -= 1
+        return StepResult(f"Napped (most at once here: {self.most_busy}).")
+
+    def observation(self) -> str:
+        return f"Total {self.total} of {self.target}."
+
+    def expert_action(self) -> ExpertAction:
+        return ExpertAction(f"I need {self.target - self.total} more.", f"add {self.target - self.total}")
+
+    def target_value(self) -> int:
+        return self.target
+
+    def close(self) -> None:
+        with type(self).guard:
+            type(self).closed += 1
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server(CounterEnv, max_sessions=400) as url:
+        yield url
+
+
+@pytest.fixture()
+def http(server):
+    with httpx.Client(base_url=server, timeout=30) as client:
+        yield client
+
+
+def test_whole_episode_with_the_typed_client(server):
+    with EnvClient("counter", server) as client:
+        with client.session() as session:
+            first = session.reset(3)
+            assert first.observation == "Target 4." and first.data_idx == 3
+            while True:
+                move = session.expert()
+                result = session.step(f"Thought:\n{move.thought}\n\nAction:\n{move.action}")
+                if result.done:
+                    break
+            assert result.reward == 1.0 and result.success is True and result.score == 1.0
+            with pytest.raises(EpisodeFinished):
+                session.step("add 1")
+            assert session.query("target") == 4
+        assert client.info()["live_sessions"] == 0
+
+
+def test_single_env_server_answers_at_root_and_under_its_name(http):
+    sid = http.post("/create").json()["id"]
+    assert http.post("/counter/reset", json={"id": sid, "game": 1}).json()["observation"] == "Target 2."
+    assert http.post("/step", json={"id": sid, "action": "add 2"}).json()["done"] is True
+    assert http.get("/counter/observation", params={"id": sid}).json() == "Total 2 of 2."
+    assert http.post("/close", json={"env_idx": sid}).json() == {"closed": True, "id": sid}
+
+
+@pytest.mark.parametrize(
+    ("method", "route", "body", "status"),
+    [
+        ("POST", "/counter/step", {"id": 999_999, "action": "add 1"}, 404),
+        ("GET", "/counter/observation?id=999999", None, 404),
+        ("POST", "/counter/close", {"id": 999_999}, 404),
+        ("GET", "/counter/nowhere", None, 404),
+        ("POST", "/counter/step", {"id": 0}, 422),
+        ("POST", "/counter/step", {"id": "zero", "action": "add 1"}, 422),
+        ("POST", "/counter/create", {"data_idx": 5000}, 422),
+        ("POST", "/counter/create", {"data_idx": "three"}, 422),
+    ],
+)
+def test_errors_are_status_codes_with_a_json_body(http, method, route, body, status):
+    answer = http.request(method, route, json=body)
+    assert answer.status_code == status
+    assert isinstance(answer.json()["error"], str) and answer.json()["error"]
+
+
+def test_malformed_json_and_oversize_bodies(http):
+    bad = http.post("/counter/step", content=b"{not json", headers={"content-type": "application/json"})
+    assert bad.status_code == 422 and "error" in bad.json()
+    huge = http.post("/counter/step", json={"id": 0, "action": "x" * 1_200_000})
+    assert huge.status_code == 413 and "error" in huge.json()
+
+
+def test_step_before_reset_and_after_done_is_409(http):
+    sid = http.post("/counter/create").json()["id"]
+    try:
+        assert http.post("/counter/step", json={"id": sid, "action": "add 1"}).status_code == 409
+        http.post("/counter/reset", json={"id": sid, "data_idx": 0})
+        assert http.post("/counter/step", json={"id": sid, "action": "add 1"}).json()["done"] is True
+        late = http.post("/counter/step", json={"id": sid, "action": "add 1"})
+        assert late.status_code == 409 and "reset" in late.json()["error"]
+    finally:
+        http.post("/counter/close", json={"id": sid})
+
+
+def test_illegal_action_is_an_observation_not_an_error(http):
+    sid = http.post("/counter/create", json={"data_idx": 4}).json()["id"]
+    answer = http.post("/counter/step", json={"id": sid, "action": "jump"})
+    assert answer.status_code == 200 and answer.json()["reward"] == 0 and "Invalid action" in answer.json()["observation"]
+    assert http.post("/counter/step", json={"id": sid, "action": "add 5"}).json()["reward"] == 1
+    http.post("/counter/close", json={"id": sid})
+
+
+def test_env_crash_is_500_and_ends_only_that_session(http):
+    crashed = http.post("/counter/create", json={"data_idx": 4}).json()["id"]
+    healthy = http.post("/counter/create", json={"data_idx": 4}).json()["id"]
+    closed_before = CounterEnv.closed
+    answer = http.post("/counter/step", json={"id": crashed, "action": "explode"})
+    assert answer.status_code == 500 and "boom" in answer.json()["error"]
+    assert CounterEnv.closed == closed_before + 1
+    assert http.post("/counter/step", json={"id": crashed, "action": "add 1"}).status_code == 404
+    assert http.post("/counter/step", json={"id": healthy, "action": "add 1"}).status_code == 200
+    http.post("/counter/close", json={"id": healthy})
+
+
+def test_capacity_answers_429_and_never_shares_a_session():
+    with running_server(CounterEnv, max_sessions=2) as url, EnvClient("counter", url) as client:
+        first, second = client.session(), client.session()
+        with pytest.raises(ServerFull):
+            client.create()
+        assert first.id != second.id
+        first.close()
+        third = client.session()
+        assert third.id not in (first.id, second.id)  # ids are never reused
+        second.close()
+        third.close()
+
+
+def test_token_guards_every_route_but_health():
+    with running_server(CounterEnv, token="s3cret") as url:
+        assert httpx.get(f"{url}/counter/health").status_code == 200
+        refused = httpx.post(f"{url}/counter/create")
+        assert refused.status_code == 401 and "error" in refused.json()
+        with EnvClient("counter", url, token="s3cret") as client:
+            client.session().close()
+
+
+def test_close_and_ttl_reaping_free_the_env():
+    with running_server(CounterEnv, ttl_s=0.3) as url, EnvClient("counter", url) as client:
+        closed_before = CounterEnv.closed
+        session = client.session(data_idx=1)
+        session.close()
+        assert CounterEnv.closed == closed_before + 1
+        idle = client.session(data_idx=1)
+        deadline = time.monotonic() + 10
+        while client.info()["live_sessions"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert client.info()["live_sessions"] == 0
+        assert CounterEnv.closed == closed_before + 2
+        with pytest.raises(SessionNotFound):
+            idle.step("add 1")
+
+
+def test_steps_of_one_session_are_serialised_while_sessions_run_in_parallel(server):
+    async def naps(ids: list[int]) -> list[dict[str, Any]]:
+        async with httpx.AsyncClient(base_url=f"{server}/counter", timeout=30) as client:
+            calls = [client.post("/step", json={"id": sid, "action": "nap"}) for sid in ids]
+            return [r.json() for r in await asyncio.gather(*calls)]
+
+    with EnvClient("counter", server) as client:
+        one, two, three = (client.session(data_idx=0) for _ in range(3))
+        CounterEnv.most_in_flight = 0
+        same = asyncio.run(naps([one.id] * 4))
+        assert all(answer["observation"].endswith("here: 1).") for answer in same)
+        assert CounterEnv.most_in_flight == 1
+        asyncio.run(naps([one.id, two.id, three.id]))
+        assert CounterEnv.most_in_flight > 1
+        for session in (one, two, three):
+            session.close()
+
+
+def test_300_concurrent_sessions_all_work(server):
+    # One client per episode, like 300 separate agents (httpx's pool gets slow past ~100 connections);
+    # sharing one TLS context spares each client building its own.
+    tls = ssl.create_default_context()
+
+    async def episode(k: int) -> tuple[int, float]:
+        async with httpx.AsyncClient(base_url=f"{server}/counter", timeout=60, verify=tls) as client:
+            sid = (await client.post("/create")).json()["id"]
+            await client.post("/reset", json={"id": sid, "data_idx": k % 20})
+            step = (await client.post("/step", json={"id": sid, "action": f"add {k % 5 + 1}"})).json()
+            assert (await client.post("/close", json={"id": sid})).json()["closed"] is True
+            return sid, step["reward"]
+
+    async def main() -> list[tuple[int, float]]:
+        return await asyncio.gather(*(episode(k) for k in range(300)))
+
+    results = asyncio.run(main())
+    assert len({sid for sid, _ in results}) == 300
+    assert all(reward == 1.0 for _, reward in results)
+    assert httpx.get(f"{server}/counter/info").json()["live_sessions"] == 0
+
+
+def test_info_lists_the_env_facts(http):
+    info = http.get("/counter/info").json()
+    assert info["env"] == "counter" and info["splits"] == {"train": [0, 10], "test": [10, 20]}
+    assert info["max_rounds"] == 10 and info["max_sessions"] == 400
