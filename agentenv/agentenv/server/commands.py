@@ -24,6 +24,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     up = sub.add_parser("up", help="start several servers as subprocesses; Ctrl-C stops them all")
     up.add_argument("envs", nargs="+", help="environments or server groups, e.g. lmrlgym babyai")
     up.add_argument("--host", default="127.0.0.1")
+    up.add_argument("--port", action="append", default=[], metavar="NAME=PORT", help="override a default port")
+    up.add_argument("--max-sessions", type=int, default=512)
+    up.add_argument("--token", default=None)
     up.set_defaults(func=_up)
 
 
@@ -46,7 +49,14 @@ def _up(args: argparse.Namespace) -> int:
     from agentenv.server.launcher import ServerProcesses
 
     signal.signal(signal.SIGTERM, _interrupt)  # a process manager's SIGTERM stops them like Ctrl-C
-    with ServerProcesses(args.envs, host=args.host) as urls:
+    ports = {}
+    for item in args.port:
+        name, _, port = item.partition("=")
+        if not port.isdigit():
+            raise SystemExit(f"--port takes NAME=PORT, got {item!r}")
+        ports[name] = int(port)
+    extra = ["--max-sessions", str(args.max_sessions)] + (["--token", args.token] if args.token else [])
+    with ServerProcesses(args.envs, host=args.host, ports=ports, extra_args=extra) as urls:
         for name, url in urls.items():
             print(f"{name:12s} {url}", flush=True)
         print("all servers healthy; Ctrl-C stops them", flush=True)

@@ -1,0 +1,56 @@
+"""The `agentenv` command end to end: `up` starts real server processes, `eval` runs the experts."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import httpx
+import psutil
+import pytest
+
+from agentenv.server.launcher import ServerProcesses
+from agentenv.server.testing import free_port
+
+AGENTENV = [sys.executable, "-m", "agentenv.cli"]
+
+
+def test_up_starts_healthy_servers_and_ctrl_c_stops_them_all():
+    port = free_port()
+    up = subprocess.Popen([*AGENTENV, "up", "lmrlgym", "--port", f"lmrlgym={port}"], stdout=subprocess.PIPE, text=True)
+    try:
+        for line in up.stdout:
+            if "all servers healthy" in line:
+                break
+        children = psutil.Process(up.pid).children(recursive=True)
+        assert children, "no server process"
+        assert httpx.get(f"http://127.0.0.1:{port}/maze/health").json()["status"] == "ok"
+        assert httpx.get(f"http://127.0.0.1:{port}/wordle/info").json()["env"] == "wordle"
+        up.send_signal(signal.SIGINT)
+        assert up.wait(timeout=30) == 0
+        _, alive = psutil.wait_procs(children, timeout=10)
+        assert not alive
+    finally:
+        if up.poll() is None:
+            up.kill()
+
+
+@pytest.mark.slow
+def test_expert_eval_prints_full_success_on_both_test_splits(tmp_path):
+    with ServerProcesses(["lmrlgym"], ports={"lmrlgym": free_port()}) as urls:
+        out = tmp_path / "expert.jsonl"
+        command = [*AGENTENV, "eval", "--agent", "expert", "--env", "maze,wordle", "--split", "test",
+                   "--url", urls["lmrlgym"], "--concurrency", "16", "--out", str(out), "--no-progress"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=240,
+                              env=os.environ | {"COLUMNS": "200"})
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    by_env = {env: [t for t in lines if t["env"] == env] for env in ("maze", "wordle")}
+    assert len(by_env["maze"]) == 26 and len(by_env["wordle"]) == 300
+    assert all(t["success"] for t in by_env["maze"])
+    assert sum(t["success"] for t in by_env["wordle"]) / 300 >= 0.98
+    assert "maze" in done.stdout and "wordle" in done.stdout  # the printed table
