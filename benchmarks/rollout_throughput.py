@@ -153,11 +153,13 @@ def main() -> None:
         for traj in cached
     ]
     obs_tokens = [len(tokenizer(t.value)["input_ids"]) for traj in cached for t in traj.conversations[2::2]]
+    cached_stats = runs["engine, KV cache kept"]
+    mean_prompt = (cached_stats["prefilled_tokens"] + cached_stats["reused_tokens"]) / (args.episodes * args.rounds)
 
     print(f"model: tiny random Llama, {n_params / 1e6:.2f}M parameters (hidden {args.hidden}, {args.layers} layers)")
     print(f"{args.episodes} episodes x {args.rounds} rounds, greedy, {args.new_tokens} new tokens per turn; "
           f"observations {min(obs_tokens)}-{max(obs_tokens)} tokens; final conversations "
-          f"{min(final_tokens)}-{max(final_tokens)} tokens")
+          f"{min(final_tokens)}-{max(final_tokens)} tokens, prompts {mean_prompt:.0f} tokens on average")
     print(f"torch threads: {torch.get_num_threads()}, cpus: {os.cpu_count()}, load: {os.getloadavg()[0]:.1f}")
     print()
     print(f"| {'run':<38} | {'seconds':>8} | {'episodes/s':>10} | {'speed-up':>8} |")
@@ -175,6 +177,7 @@ def main() -> None:
             "new_tokens": args.new_tokens,
             "observation_tokens": [min(obs_tokens), max(obs_tokens)],
             "final_conversation_tokens": [min(final_tokens), max(final_tokens)],
+            "mean_prompt_tokens": mean_prompt,
             "runs": runs,
             "speedup_vs_sequential": {k: r["episodes_per_s"] / base for k, r in runs.items()},
             "identical_replies": same,

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from test_controller_support import GuessEnv
 
 from agentenv.controller.agents import agent_from_spec
 from agentenv.controller.expert import ExpertAgent
 from agentenv.controller.rollout import Rollout, RolloutTask
 from agentenv.controller.sources import LocalEnv
 from agentenv.react import extract_action, format_react, parse_react
+
+from test_controller_support import GuessEnv
 
 
 @pytest.mark.parametrize(

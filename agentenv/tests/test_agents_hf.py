@@ -9,10 +9,23 @@ transformers = pytest.importorskip("transformers")
 
 from agentenv.controller.episode import Episode  # noqa: E402
 from agentenv.controller.hf_agent import HFAgent  # noqa: E402
+from agentenv.controller.rollout import Rollout, RolloutTask  # noqa: E402
+from agentenv.controller.sources import LocalEnv  # noqa: E402
 from agentenv.data.trajectory import Trajectory  # noqa: E402
 from agentenv.testing import tiny_llama  # noqa: E402
 
+from test_controller_support import GuessEnv  # noqa: E402
+
 MAX_NEW = 10
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """A model this small runs fastest on one thread (and a shared CI machine stays responsive)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")
@@ -152,3 +165,26 @@ def test_llama2_fallback_template(tiny):
     bos, eos = tokenizer.bos_token, tokenizer.eos_token
     assert agent.prompt_text(messages) == f"{bos}[INST] instr [/INST] Ok. {eos}{bos}[INST] obs [/INST]"
     assert agent.decode_reply(tokenizer("Thought: x [INST] junk", add_special_tokens=False)["input_ids"]) == "Thought: x"
+
+
+def test_rollout_generates_one_batch_per_round(tiny):
+    _, model, _ = tiny
+    batch_sizes: list[int] = []
+    hook = model.register_forward_pre_hook(
+        lambda module, args, kwargs: batch_sizes.append(kwargs["input_ids"].shape[0]), with_kwargs=True
+    )
+    source = LocalEnv(GuessEnv)
+    agent = make_agent(tiny, max_new_tokens=4, ignore_eos=True)
+    try:
+        episodes = Rollout(agent, {"guess": source}, concurrency=4, max_rounds=3).run(
+            [RolloutTask("guess", i) for i in range(6)]
+        )
+    finally:
+        hook.remove()
+    assert sorted(ep.data_idx for ep in episodes) == list(range(6))
+    # the random model never names a number: every episode runs its 3 rounds, 4 at a time
+    assert all(ep.rounds == 3 and ep.stop_reason == "max_rounds" for ep in episodes)
+    assert batch_sizes.count(4) >= 3 * 4  # 3 full rounds of 4 episodes, 4 forwards each
+    assert len(batch_sizes) == 6 * 4  # 6 generation rounds (4+2 episodes, 3 rounds each), 4 tokens each
+    assert agent._caches == {} and source.live_sessions == 0  # caches freed, sessions closed
+    assert all(len(ep.trajectory.conversations) == 2 + 2 * 3 for ep in episodes)

@@ -12,11 +12,12 @@ import pytest
 import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
-from test_controller_support import GuessEnv
 
 from agentenv.controller.openai_agent import AgentError, OpenAIAgent
 from agentenv.controller.rollout import Rollout, RolloutTask
 from agentenv.controller.sources import LocalEnv
+
+from test_controller_support import GuessEnv
 
 
 class FakeModelServer:
@@ -63,20 +64,27 @@ class FakeModelServer:
 
 
 @contextmanager
-def serving(app: FastAPI):
+def serving(app: FastAPI, start_after_s: float = 0.0):
+    """Serve ``app`` on a free loopback port; with ``start_after_s``, the port refuses connections until then."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+
+    def run():
+        time.sleep(start_after_s)  # bound but not listening: connections are refused meanwhile
+        server.run(sockets=[sock])
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
+    deadline = time.monotonic() + 10 + start_after_s
+    while start_after_s == 0 and not server.started and time.monotonic() < deadline:
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        yield url
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+        server.should_exit = True  # also stops a delayed server right after it starts
+        thread.join(timeout=start_after_s + 10)
         sock.close()
 
 
@@ -148,3 +156,25 @@ def test_context_overflow_stops_the_episode():
         episodes = {ep.data_idx: ep for ep in rollout.run([RolloutTask("guess", 0), RolloutTask("guess", 1)])}
     assert episodes[1].stop_reason == "context_overflow" and episodes[1].rounds == 0
     assert episodes[0].success
+
+
+def test_connection_errors_are_retried_until_the_server_answers():
+    fake = FakeModelServer()
+    with serving(fake.app, start_after_s=0.5) as url:
+        with OpenAIAgent("tiny", url, backoff_s=0.1, max_retries=8, concurrency=2) as agent:
+            episodes = run_guess(agent, [0, 1], concurrency=2)
+    assert episodes[0].success and episodes[1].success
+    assert agent.stats["retries"] >= 2  # both first requests were refused at least once
+
+
+def test_connection_retries_are_bounded():
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))  # bound, never listening: every connection is refused
+    try:
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        with OpenAIAgent("tiny", url, max_retries=2, backoff_s=0.01) as agent:
+            with pytest.raises(AgentError, match="gave up after 3 attempts; last: ConnectError"):
+                run_guess(agent, [0])
+        assert agent.stats["retries"] == 2
+    finally:
+        sock.close()

@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter as Tally
 
+import httpx
 import pytest
-from test_controller_support import GuessEnv
 
+from agentenv.controller import commands
 from agentenv.controller.agents import Agent
 from agentenv.controller.evaluator import EvalTask, collect, evaluate
 from agentenv.controller.expert import ExpertAgent
 from agentenv.controller.sources import LocalEnv
 from agentenv.data.trajectory import read_trajectories
+from agentenv.server.testing import running_server
+
+from test_controller_support import GuessEnv
 
 LOCAL = {"guess": LocalEnv(GuessEnv)}
 
@@ -149,3 +160,113 @@ def test_collect_writes_expert_trajectories(tmp_path):
     trajectories = list(read_trajectories(out))
     assert len(trajectories) == 8 and all(t.source == "expert" and t.success for t in trajectories)
     assert report.row().success == 1.0
+
+
+def test_an_interrupted_run_with_several_samples_resumes_exactly(tmp_path):
+    out = tmp_path / "samples.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(Counter(fail_at=3), tasks(range(6)), out, samples_per_task=3, concurrency=4, sources=LOCAL,
+                 progress=False)
+    first = Tally((t.item_id, t.meta["sample"]) for t in read_trajectories(out))
+    assert 0 < len(first) < 18 and max(first.values()) == 1
+
+    second = Counter()
+    evaluate(second, tasks(range(6)), out, samples_per_task=3, concurrency=4, sources=LOCAL, progress=False)
+    keys = Tally((t.item_id, t.meta["sample"]) for t in read_trajectories(out))
+    assert keys == Tally((f"guess_{i}", k) for i in range(6) for k in range(3))  # each exactly once
+    assert {(item, k) for item, k, *_ in second.seen}.isdisjoint(first)  # finished samples were not rerun
+
+
+def test_a_killed_process_resumes_without_duplicates_or_gaps(tmp_path):
+    """SIGKILL an evaluation running in another process over HTTP, then finish it here."""
+
+    class SlowGuess(GuessEnv):
+        def step(self, action):
+            time.sleep(0.02)
+            return super().step(action)
+
+    out = tmp_path / "killed.jsonl"
+    script = (
+        "import sys\n"
+        "from agentenv.controller.evaluator import EvalTask, evaluate\n"
+        "from agentenv.controller.expert import ExpertAgent\n"
+        "url, out = sys.argv[1], sys.argv[2]\n"
+        "evaluate(ExpertAgent(), [EvalTask('guess', url, i) for i in range(60)], out, concurrency=2, progress=False)\n"
+    )
+    with running_server([SlowGuess]) as url:
+        proc = subprocess.Popen([sys.executable, "-c", script, url, str(out)])
+        try:
+            deadline = time.monotonic() + 60
+            while not (out.exists() and len(out.read_text().splitlines()) >= 5):
+                assert proc.poll() is None and time.monotonic() < deadline, "the evaluation should still be running"
+                time.sleep(0.02)
+            os.kill(proc.pid, signal.SIGKILL)
+        finally:
+            proc.kill()
+            proc.wait()
+        before = [t.item_id for t in read_trajectories(out)]
+        assert 5 <= len(before) < 60
+
+        report = evaluate(ExpertAgent(), [EvalTask("guess", url, i) for i in range(60)], out, concurrency=8,
+                          progress=False)
+        # the killed run never closed its sessions; the resumed run closed all of its own
+        assert httpx.get(f"{url}/guess/info").json()["live_sessions"] == 2
+    ids = [t.item_id for t in read_trajectories(out)]
+    assert sorted(ids) == sorted(f"guess_{i}" for i in range(60))
+    assert report.row().n == 60 and report.row().success == 1.0
+
+
+def test_evaluates_over_http(tmp_path):
+    with running_server([GuessEnv]) as url:
+        report = evaluate(Counter(), [EvalTask("guess", url, i) for i in range(100, 110)], tmp_path / "h.jsonl",
+                          concurrency=4, progress=False)
+        assert httpx.get(f"{url}/guess/info").json()["live_sessions"] == 0
+    trajectories = list(read_trajectories(tmp_path / "h.jsonl"))
+    assert len(trajectories) == 10 and {t.split for t in trajectories} == {"test"}
+    assert report.row().success == pytest.approx(2 / 10)  # hidden 4..13: the counter, guessing 0..5, finds 4, 5
+    meta = json.loads((tmp_path / "h.meta.json").read_text())
+    assert meta["envs"]["guess"]["base_urls"] == [url]
+
+
+def cli(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="agentenv")
+    commands.add_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_cli_eval_and_collect_over_http(tmp_path, capsys):
+    out = tmp_path / "eval.jsonl"
+    with running_server([GuessEnv]) as url:
+        argv = ["eval", "--agent", "expert", "--env", "guess", "--url", url, "--split", "test", "--limit", "12",
+                "--concurrency", "4", "--max-rounds", "3", "--temperature", "0.3", "--seed", "7", "--out", str(out)]
+        assert cli(*argv) == 0
+        table = capsys.readouterr().out
+        assert "guess" in table and "success" in table
+        records = lines(out)
+        assert sorted(r["item_id"] for r in records) == [f"guess_{i}" for i in range(100, 112)]
+        assert all(len(r["conversations"]) <= 2 + 2 * 3 for r in records)  # at most 3 rounds
+        meta = json.loads((tmp_path / "eval.meta.json").read_text())
+        assert (meta["temperature"], meta["seed"], meta["max_rounds"]) == (0.3, 7, {"guess": 3})
+        assert cli(*argv) == 0 and len(lines(out)) == 12  # a rerun resumes: nothing left to do
+
+        expert = tmp_path / "expert.jsonl"
+        assert cli("collect", "--env", "guess", "--url", f"guess={url}", "--indices", "0:8", "--out", str(expert),
+                   "--no-progress") == 0
+        assert [t.source for t in read_trajectories(expert)] == ["expert"] * 8
+        assert httpx.get(f"{url}/guess/info").json()["live_sessions"] == 0
+
+    with pytest.raises(SystemExit, match="no split 'dev'"):
+        with running_server([GuessEnv]) as url:
+            cli("eval", "--agent", "expert", "--env", "guess", "--url", url, "--split", "dev", "--out", str(out))
+
+
+def test_cli_local_runs_envs_in_process(tmp_path, monkeypatch):
+    import agentenv.envs.registry as registry
+
+    monkeypatch.setattr(registry, "env_class", lambda env: {"guess": GuessEnv}[env])
+    out = tmp_path / "local.jsonl"
+    code = cli("collect", "--env", "guess", "--local", "--split", "train", "--limit", "5", "--out", str(out),
+               "--no-progress")
+    assert code == 0 and len(lines(out)) == 5
+    assert commands.parse_indices("3,7,9") == [3, 7, 9] and commands.parse_indices("0:10:5") == [0, 5]

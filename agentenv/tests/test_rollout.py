@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
-from test_controller_support import GuessEnv
 
 from agentenv.controller.agents import Agent
 from agentenv.controller.expert import ExpertAgent
 from agentenv.controller.rollout import Rollout, RolloutTask
-from agentenv.controller.sources import LocalEnv
+from agentenv.controller.sources import LocalEnv, RemoteEnv
+from agentenv.server.testing import running_server
+
+from test_controller_support import GuessEnv
 
 
 class CountingEnv(LocalEnv):
@@ -127,3 +130,24 @@ def test_unknown_env_is_refused_before_anything_opens():
     with pytest.raises(KeyError, match="nope"):
         Rollout(Recording(), {"guess": source}).run([RolloutTask("guess", 0), RolloutTask("nope", 0)])
     assert source.opened == 0
+
+
+def test_over_http_sessions_are_reused_and_always_closed():
+    with running_server([GuessEnv]) as url:
+        live = lambda: httpx.get(f"{url}/guess/info").json()["live_sessions"]  # noqa: E731
+        source = RemoteEnv("guess", [url])
+        try:
+            agent = Recording()
+            episodes = Rollout(agent, {"guess": source}, concurrency=3).run([RolloutTask("guess", i) for i in range(9)])
+            assert sorted(ep.data_idx for ep in episodes) == list(range(9))
+            assert {ep.data_idx for ep in episodes if ep.success} == set(range(6))  # guesses 0..5 in 6 rounds
+            assert episodes[0].trajectory.meta["task_type"] in ("even", "odd")
+            assert live() == 0
+
+            with pytest.raises(KeyboardInterrupt):
+                Rollout(Recording(fail_after=2, error=KeyboardInterrupt), {"guess": source}, concurrency=4).run(
+                    [RolloutTask("guess", i) for i in range(10)]
+                )
+            assert live() == 0
+        finally:
+            source.close()

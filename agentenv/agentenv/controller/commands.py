@@ -2,11 +2,15 @@
 
     agentenv eval --agent hf:./ckpt --env maze,wordle --split test --concurrency 32 --out runs/eval.jsonl
     agentenv eval --agent openai:qwen@http://127.0.0.1:8000/v1 --env babyai --indices 0:50 --out b.jsonl
+    agentenv eval --agent expert --env maze --split test --url http://10.0.0.5:36001 --out runs/maze_expert.jsonl
     agentenv collect --env textcraft --split train --limit 500 --out data/textcraft_expert.jsonl
+    agentenv collect --env maze --local --split train --out data/maze_expert.jsonl
 
-Server URLs default to each env's registered port on 127.0.0.1; ``--url URL`` (repeatable) gives the
-servers for every env named, ``--url NAME=URL`` for one.  Splits are read from the server's ``/info``.
-Both commands resume: rerun the same command after an interruption.
+Server URLs default to each env's registered port on 127.0.0.1 (or ``$AGENTENV_<ENV>_URL``); ``--url URL``
+(repeatable) gives the servers for every env named, ``--url NAME=URL`` for one.  ``--local`` runs the
+environments in this process instead (the installed env packages' entry points; no server needed).
+Splits are read from the server's ``/info``.  Both commands resume: rerun the same command after an
+interruption.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from agentenv.controller.sources import RemoteEnv
+from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -28,6 +32,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--samples", type=int, default=1, help="episodes per task")
     p.add_argument("--max-new-tokens", type=int, default=512, help="reply length limit (hf, openai)")
     p.add_argument("--batch-size", type=int, help="generation batch size (hf; default: --concurrency)")
+    p.add_argument("--device", help="torch device (hf; default: cuda when available, else cpu)")
     p.add_argument("--api-key", help="API key (openai; default $OPENAI_API_KEY)")
     p.set_defaults(func=run_eval)
 
@@ -40,6 +45,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 def _add_task_options(p: argparse.ArgumentParser, default_split: str) -> None:
     p.add_argument("--url", action="append", default=[], help="server base URL (repeatable), or NAME=URL")
+    p.add_argument("--local", action="store_true", help="run the envs in this process (no servers)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--split", help=f"a split from the server's /info (default: {default_split})")
     which.add_argument("--indices", help="task indices: START:STOP[:STEP] or a comma list")
@@ -55,42 +61,50 @@ def run_eval(args: argparse.Namespace) -> int:
     from agentenv.controller.evaluator import evaluate
 
     envs = [e.strip() for e in args.env.split(",") if e.strip()]
-    sources = {env: RemoteEnv(env, urls) for env, urls in env_urls(envs, args.url).items()}
-    tasks = _tasks(sources, args)
-    agent = agent_from_spec(
-        args.agent,
-        max_new_tokens=args.max_new_tokens,
-        max_tokens=args.max_new_tokens,
-        batch_size=args.batch_size or args.concurrency,
-        concurrency=args.concurrency,
-        api_key=args.api_key,
-        temperature=args.temperature,
-        seed=args.seed,
-    )
-    with agent:
-        return _finish(
-            args,
-            lambda: evaluate(
-                agent, tasks, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds,
-                temperature=args.temperature, seed=args.seed, samples_per_task=args.samples,
-                progress=not args.no_progress, sources=sources,
-            ),
+    sources = env_sources(envs, args)
+    try:
+        tasks = _tasks(sources, args)
+        agent = agent_from_spec(
+            args.agent,
+            max_new_tokens=args.max_new_tokens,
+            max_tokens=args.max_new_tokens,
+            batch_size=args.batch_size or args.concurrency,
+            concurrency=args.concurrency,
+            api_key=args.api_key,
+            device=args.device,
+            temperature=args.temperature,
+            seed=args.seed,
         )
+        with agent:
+            return _finish(
+                args,
+                lambda: evaluate(
+                    agent, tasks, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds,
+                    temperature=args.temperature, seed=args.seed, samples_per_task=args.samples,
+                    progress=not args.no_progress, sources=sources,
+                ),
+            )
+    finally:
+        for source in sources.values():
+            source.close()
 
 
 def run_collect(args: argparse.Namespace) -> int:
     from agentenv.controller.evaluator import collect
 
-    urls = env_urls([args.env], args.url)[args.env]
-    sources = {args.env: RemoteEnv(args.env, urls)}
-    indices = [t.data_idx for t in _tasks(sources, args)]
-    return _finish(
-        args,
-        lambda: collect(
-            args.env, urls, indices, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds,
-            progress=not args.no_progress, sources=sources,
-        ),
-    )
+    sources = env_sources([args.env], args)
+    try:
+        indices = [t.data_idx for t in _tasks(sources, args)]
+        return _finish(
+            args,
+            lambda: collect(
+                args.env, getattr(sources[args.env], "base_urls", []), indices, args.out,
+                concurrency=args.concurrency, max_rounds=args.max_rounds, progress=not args.no_progress,
+                sources=sources,
+            ),
+        )
+    finally:
+        sources[args.env].close()
 
 
 def _finish(args: argparse.Namespace, run) -> int:
@@ -103,6 +117,20 @@ def _finish(args: argparse.Namespace, run) -> int:
         print(f"{report.errors} episode(s) failed on an environment error; rerun to retry them", file=sys.stderr)
         return 1
     return 0
+
+
+def env_sources(envs: list[str], args: argparse.Namespace) -> dict[str, EnvSource]:
+    """In-process envs for ``--local``, else HTTP servers at ``--url`` / the default URLs."""
+    if args.local:
+        if args.url:
+            raise SystemExit("--local and --url exclude each other")
+        from agentenv.envs.registry import env_class
+
+        try:
+            return {env: LocalEnv(env_class(env)) for env in envs}
+        except KeyError as exc:
+            raise SystemExit(str(exc.args[0])) from None
+    return {env: RemoteEnv(env, urls) for env, urls in env_urls(envs, args.url).items()}
 
 
 def env_urls(envs: list[str], url_args: list[str]) -> dict[str, list[str]]:
@@ -138,7 +166,7 @@ def parse_indices(text: str) -> list[int]:
     return [int(p) for p in text.split(",") if p.strip()]
 
 
-def _tasks(sources: dict[str, RemoteEnv], args: argparse.Namespace) -> list:
+def _tasks(sources: dict[str, EnvSource], args: argparse.Namespace) -> list:
     from agentenv.controller.evaluator import EvalTask
 
     tasks = []
@@ -153,5 +181,5 @@ def _tasks(sources: dict[str, RemoteEnv], args: argparse.Namespace) -> list:
             indices = list(range(*splits[split]))
         if args.limit is not None:
             indices = indices[: args.limit]
-        tasks += [EvalTask(env, source.base_urls, i) for i in indices]
+        tasks += [EvalTask(env, getattr(source, "base_urls", []), i) for i in indices]
     return tasks

@@ -133,7 +133,7 @@ def evaluate(
     )
     report.save(out_path.with_suffix(""))
     if progress:
-        print(report.markdown(), end="")
+        report.print(title=f"{agent.name}: {out_path}")
     return report
 
 

@@ -52,6 +52,28 @@ class EvalReport:
             lines.append(f"\n{self.errors} episode(s) ended on an environment error and were not recorded; rerun to retry.")
         return "\n".join(lines) + "\n"
 
+    def rich_table(self, title: str | None = None):
+        """The table as a :class:`rich.table.Table` (what :meth:`print` shows)."""
+        from rich.table import Table
+
+        table = Table(title=title)
+        for name, justify in (("env", "left"), ("task type", "left"), ("n", "right"), ("score", "right"),
+                              ("success", "right")):
+            table.add_column(name, justify=justify)
+        for r in self.rows:
+            style = "bold" if r.task_type == ALL else None
+            table.add_row(r.env, r.task_type, str(r.n), f"{r.score:.3f}", f"{100 * r.success:.1f}%", style=style)
+        return table
+
+    def print(self, title: str | None = None, file=None) -> None:
+        """Print the table with rich (to ``file``, default stdout), and the error count if any."""
+        from rich.console import Console
+
+        console = Console(file=file)
+        console.print(self.rich_table(title))
+        if self.errors:
+            console.print(f"{self.errors} episode(s) ended on an environment error and were not recorded; rerun to retry.")
+
     def save(self, stem: str | os.PathLike) -> tuple[Path, Path]:
         """Write ``<stem>.report.json`` and ``<stem>.report.md``; return both paths."""
         stem = Path(stem)
