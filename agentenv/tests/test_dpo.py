@@ -23,6 +23,17 @@ from agentenv.trainer.dpo import (
 )
 from agentenv.trainer.engine import read_log
 
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Tiny models train faster on one thread, and the test machine's cores are shared."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 
 def test_dpo_loss_matches_a_hand_computed_value():
     import torch

@@ -18,6 +18,17 @@ from agentenv.trainer.engine import CHECKPOINTS, LOG_FILE, is_done, read_log
 
 ROOT = Path(__file__).resolve().parents[2]
 
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Tiny models train faster on one thread, and the test machine's cores are shared."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 
 @pytest.fixture(scope="module")
 def base_model(tmp_path_factory) -> Path:

@@ -49,6 +49,7 @@ def evaluate(
     seed: int = 0,
     samples_per_task: int = 1,
     progress: bool = True,
+    print_table: bool = True,
     sources: Mapping[str, EnvSource] | None = None,
 ) -> EvalReport:
     """Run ``agent`` on every task ``samples_per_task`` times; append the trajectories to ``out_path``.
@@ -132,7 +133,7 @@ def evaluate(
         settings=settings,
     )
     report.save(out_path.with_suffix(""))
-    if progress:
+    if print_table:
         report.print(title=f"{agent.name}: {out_path}")
     return report
 
@@ -146,6 +147,7 @@ def collect(
     concurrency: int = 16,
     max_rounds: int | None = None,
     progress: bool = True,
+    print_table: bool = True,
     sources: Mapping[str, EnvSource] | None = None,
 ) -> EvalReport:
     """Expert trajectories for ``indices`` of ``env`` (``source="expert"``), written like :func:`evaluate`.
@@ -156,7 +158,7 @@ def collect(
     with ExpertAgent(concurrency=concurrency) as agent:
         return evaluate(
             agent, tasks, out_path, concurrency=concurrency, max_rounds=max_rounds, temperature=None,
-            progress=progress, sources=sources,
+            progress=progress, print_table=print_table, sources=sources,
         )
 
 

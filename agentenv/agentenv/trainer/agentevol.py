@@ -1,1 +1,261 @@
-"""placeholder"""
+"""AgentEvol: an agent that evolves by exploring, keeping what was rewarded, and relearning (DESIGN.md §7).
+
+Iteration 0 is the behavioural-cloning agent: trained from the base model on the initial (expert) set, or
+given as ``bc_model``, then evaluated.  Each iteration ``m = 1..M`` then
+
+1. **explores** the instruction set (the ``explore_split`` of every env: wider than the BC set) with the
+   model of iteration ``m-1``, ``samples_per_instruction`` episodes per task at ``explore_temperature``;
+2. **filters**: keeps the explored trajectories whose reward is above the env's keep threshold
+   (``Environment.keep_threshold``: reward > 0.99 for 0-1 envs, > 99 for SciWorld, > 0 for BabyAI) and
+   **merges** them with the initial set (``merge="initial"``, AgentGym's default) or with iteration
+   ``m-1``'s training set (``merge="previous"``) — see :func:`select_explored` and :func:`merge_trajectories`;
+3. **trains** a new agent on the merged set **from the base model** (not from the previous agent);
+4. **evaluates** it on the ``eval_split``.
+
+Everything lands under ``output_dir`` (see :mod:`agentenv.trainer.runs`): ``iter_m/explore.jsonl``,
+``kept.jsonl``, ``train.jsonl``, ``model/``, ``eval.jsonl`` (+ reports), ``stages.json``, and at the top
+``summary.json`` and ``curve.png``.  Rerunning the same command resumes a killed run at the stage it was in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from agentenv.controller.sources import EnvSource
+from agentenv.data.trajectory import Trajectory, read_trajectories, write_trajectories
+from agentenv.trainer.bc import BCConfig
+from agentenv.trainer.launch import run_training
+from agentenv.trainer.rollouts import keep_threshold as env_keep_threshold
+from agentenv.trainer.rollouts import (
+    RolloutSettings,
+    close_sources,
+    open_sources,
+    run_until_complete,
+    scores,
+    split_indices,
+)
+from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, write_summary
+
+PER_ITEM_POLICIES = ("distinct", "best")
+MERGE_STRATEGIES = ("initial", "previous")
+
+
+# --- filter and merge (pure) -----------------------------------------------------------------------------
+
+
+def content_key(t: Trajectory) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """What makes two trajectories the same item: the item id and the text of every turn (loss flags and
+    result fields aside)."""
+    return t.item_id, tuple((turn.role, turn.value) for turn in t.conversations)
+
+
+def passes(t: Trajectory, threshold: float | None) -> bool:
+    """Kept by AgentEvol: reward strictly above the threshold (``None``: the episode's own ``success``)."""
+    return t.success if threshold is None else t.reward > threshold
+
+
+def select_explored(
+    trajectories: Iterable[Trajectory],
+    thresholds: float | Mapping[str, float | None] | None,
+    *,
+    per_item: str = "distinct",
+    max_per_item: int = 0,
+) -> list[Trajectory]:
+    """The explored trajectories AgentEvol keeps.
+
+    A trajectory is kept when its reward is above its env's threshold (``thresholds`` is one value for
+    every env or a mapping env -> value; ``None`` falls back to the trajectory's ``success``).  Copies with
+    the same item id and the same text are kept once.  When an instruction was sampled several times:
+
+    - ``per_item="distinct"`` keeps every distinct successful trajectory of it (at most ``max_per_item``
+      when > 0, the lowest sample indices first) — more varied data, as in rejection-sampling fine-tuning;
+    - ``per_item="best"`` keeps one: the highest reward, the lowest sample index among equals.
+
+    The result is sorted by env, task index and sample index, so it does not depend on the order in which
+    episodes finished.
+    """
+    if per_item not in PER_ITEM_POLICIES:
+        raise ValueError(f"per_item must be one of {PER_ITEM_POLICIES}, not {per_item!r}")
+
+    def threshold(env: str) -> float | None:
+        if isinstance(thresholds, Mapping):
+            return thresholds.get(env)
+        return thresholds
+
+    passed = sorted((t for t in trajectories if passes(t, threshold(t.env))), key=_order)
+    by_item: dict[str, list[Trajectory]] = {}
+    seen: set = set()
+    for t in passed:
+        key = content_key(t)
+        if key in seen:
+            continue
+        seen.add(key)
+        by_item.setdefault(t.item_id, []).append(t)
+    kept: list[Trajectory] = []
+    for group in by_item.values():
+        if per_item == "best":
+            kept.append(max(group, key=lambda t: t.reward))  # max keeps the first of equal rewards
+        else:
+            kept.extend(group[:max_per_item] if max_per_item > 0 else group)
+    return sorted(kept, key=_order)
+
+
+def merge_trajectories(base: Iterable[Trajectory], new: Iterable[Trajectory]) -> list[Trajectory]:
+    """``base`` followed by the trajectories of ``new`` it does not already hold; no (item id, text) pair
+    appears twice in the result (duplicates inside ``base`` are dropped too)."""
+    merged: list[Trajectory] = []
+    seen: set = set()
+    for t in [*base, *new]:
+        key = content_key(t)
+        if key not in seen:
+            seen.add(key)
+            merged.append(t)
+    return merged
+
+
+def latest_samples(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
+    """One trajectory per (item id, sample index): the last written (a rerun may append a newer one)."""
+    return list({(t.item_id, t.meta.get("sample", 0)): t for t in trajectories}.values())
+
+
+def _order(t: Trajectory) -> tuple[str, int, str, int]:
+    try:
+        idx = t.data_idx
+    except ValueError:
+        idx = -1
+    return t.env, idx, t.item_id, int(t.meta.get("sample", 0))
+
+
+# --- the loop ---------------------------------------------------------------------------------------------
+
+
+@dataclass(kw_only=True)
+class AgentEvolConfig(RolloutSettings, BCConfig):
+    """AgentEvol settings.  ``model`` is the base model every iteration is trained from, ``data`` the
+    initial (expert) trajectories, ``output_dir`` the run folder; the training fields (learning rate,
+    epochs, batch size ...) apply to every iteration's behavioural cloning."""
+
+    #: an already trained BC agent used as iteration 0 (default: train it from model on data)
+    bc_model: str = ""
+    #: evolution iterations M after the BC agent
+    iterations: int = 4
+    #: episodes per instruction while exploring (K)
+    samples_per_instruction: int = 1
+    #: sampling temperature while exploring (T)
+    explore_temperature: float = 0.7
+    #: keep explored trajectories with reward above this (default: each env's keep_threshold)
+    keep_threshold: float | None = None
+    #: merge kept trajectories with the initial set ("initial") or the previous iteration's set ("previous")
+    merge: str = "initial"
+    #: with several samples per instruction: keep each distinct success ("distinct") or the best one ("best")
+    per_item: str = "distinct"
+    #: explore every task of explore_split ("split") or only the instructions in data ("data")
+    explore_items: str = "split"
+    #: run training under this command, e.g. "torchrun --nproc_per_node 8" (default: in this process)
+    train_launcher: str = ""
+
+
+#: settings that may change when a run is resumed
+VOLATILE = ("iterations", "train_launcher", "concurrency", "agent_batch_size", "resume", "num_proc", "urls")
+
+
+def run_agentevol(
+    cfg: AgentEvolConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True
+) -> dict[str, Any]:
+    """Run (or resume) AgentEvol; returns the summary (also in ``<output_dir>/summary.json``).
+
+    ``sources`` (env name -> :class:`~agentenv.controller.sources.EnvSource`) replaces the HTTP servers or
+    ``local`` envs for the envs it names, e.g. ``{"toy": LocalEnv(ToyEnv)}``.
+    """
+    return evolve(cfg, "agentevol", sources=sources, progress=progress)
+
+
+def evolve(
+    cfg: AgentEvolConfig, algorithm: str, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True
+) -> dict[str, Any]:
+    """The explore / filter / merge / retrain-from-base / evaluate loop shared by AgentEvol and RFT."""
+    if cfg.merge not in MERGE_STRATEGIES:
+        raise ValueError(f"merge must be one of {MERGE_STRATEGIES}, not {cfg.merge!r}")
+    if cfg.per_item not in PER_ITEM_POLICIES:
+        raise ValueError(f"per_item must be one of {PER_ITEM_POLICIES}, not {cfg.per_item!r}")
+    if cfg.explore_items not in ("split", "data"):
+        raise ValueError(f"explore_items must be split or data, not {cfg.explore_items!r}")
+    if not cfg.data:
+        raise ValueError("data: give the initial (expert) trajectory files")
+    run = Path(cfg.output_dir)
+    check_run_config(run, cfg.to_json() | {"algorithm": algorithm}, volatile=VOLATILE)
+    envs = open_sources(cfg, sources)
+    try:
+        from agentenv.data.dataset import expand_paths
+
+        initial = [t for f in expand_paths(cfg.data) for t in read_trajectories(f)]
+        results: dict[int, dict[str, Any]] = {}
+
+        it = IterationDir(run, 0)
+        if not it.done("trained"):
+            if cfg.bc_model:
+                it.mark("trained", model=cfg.bc_model, train_size=len(initial))
+            else:
+                model = run_training("bc", _bc_config(cfg, list(cfg.data), it / "model"), cfg.train_launcher)
+                it.mark("trained", model=str(model), train_size=len(initial))
+        model = it.info("trained")["model"]
+        results[0] = evaluate_stage(cfg, envs, it, model, progress)
+        write_summary(run, algorithm, results)
+
+        previous_set = initial
+        for m in range(1, cfg.iterations + 1):
+            it = IterationDir(run, m)
+            if not it.done("explored"):
+                tasks = _explore_tasks(cfg, envs, initial)
+                report = run_until_complete(cfg, model, envs, tasks, it / "explore.jsonl", cfg.samples_per_instruction,
+                              cfg.explore_temperature, cfg.seed + m, progress)
+                it.mark("explored", episodes=report.n, scores=scores(report), model=str(model))
+            if not it.done("filtered"):
+                explored = latest_samples(read_trajectories(it / "explore.jsonl"))
+                thresholds = {env: env_keep_threshold(src, cfg.keep_threshold) for env, src in envs.items()}
+                kept = select_explored(
+                    (t for t in explored if t.env in envs), thresholds,
+                    per_item=cfg.per_item, max_per_item=cfg.samples_per_instruction,
+                )
+                base = initial if cfg.merge == "initial" else previous_set
+                train_set = merge_trajectories(base, kept)
+                write_trajectories(it / "kept.jsonl", kept)
+                write_trajectories(it / "train.jsonl", train_set)
+                it.mark("filtered", explored=len(explored), kept=len(kept), train_size=len(train_set),
+                        thresholds=thresholds)
+            previous_set = list(read_trajectories(it / "train.jsonl"))
+            if not it.done("trained"):
+                out = run_training("bc", _bc_config(cfg, [str(it / "train.jsonl")], it / "model"), cfg.train_launcher)
+                it.mark("trained", model=str(out), train_size=len(previous_set))
+            model = it.info("trained")["model"]
+            results[m] = evaluate_stage(cfg, envs, it, model, progress)
+            results[m]["kept"] = it.info("filtered")["kept"]
+            write_summary(run, algorithm, results)
+        return write_summary(run, algorithm, results)
+    finally:
+        close_sources(envs, sources)
+
+
+def _bc_config(cfg: AgentEvolConfig, data: list[str], out: Path) -> BCConfig:
+    """This run's training settings, from the base model, on ``data``, into ``out``."""
+    settings = {f.name: getattr(cfg, f.name) for f in fields(BCConfig)}
+    settings.update(model=cfg.model, data=data, output_dir=str(out))
+    return BCConfig(**settings)
+
+
+def _explore_tasks(cfg: AgentEvolConfig, envs: Mapping[str, EnvSource], initial: list[Trajectory]) -> dict[str, list[int]]:
+    tasks = {env: split_indices(src, cfg.explore_split) for env, src in envs.items()}
+    if cfg.explore_items == "data":
+        in_data: dict[str, set[int]] = {}
+        for t in initial:
+            try:
+                in_data.setdefault(t.env, set()).add(t.data_idx)
+            except ValueError:
+                continue
+        tasks = {env: [i for i in indices if i in in_data.get(env, ())] for env, indices in tasks.items()}
+    if cfg.explore_limit > 0:
+        tasks = {env: indices[: cfg.explore_limit] for env, indices in tasks.items()}
+    return tasks

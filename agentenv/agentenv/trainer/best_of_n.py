@@ -1,1 +1,151 @@
-"""placeholder"""
+"""Best-of-N evaluation: N sampled episodes per task; a task succeeds when any of them does.
+
+Reported per env (and overall): the mean success of single samples (what one episode scores on average),
+the Best-of-N success rate, and the mean of each task's best normalised score.  The episodes are an
+ordinary resumable evaluation file (``out``), so an interrupted run continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agentenv.controller.report import normalised
+from agentenv.controller.sources import EnvSource
+from agentenv.data.trajectory import Trajectory
+from agentenv.trainer.rollouts import EnvSettings, close_sources, open_sources, split_indices
+
+
+@dataclass(kw_only=True)
+class BestOfNConfig(EnvSettings):
+    """Best-of-N settings."""
+
+    #: the agent: hf:PATH, openai:MODEL@URL or expert
+    agent: str
+    #: results file (AgentTraj JSONL); the summary goes beside it as <stem>.best_of_n.json
+    out: str
+    #: samples per task (N)
+    n: int = 4
+    #: sampling temperature (N samples at 0 would all be the same episode)
+    temperature: float = 0.7
+    seed: int = 0
+    split: str = "test"
+    #: at most this many tasks per env (0: the whole split)
+    limit: int = 0
+    #: API key for openai: agents (default: $OPENAI_API_KEY)
+    api_key: str = ""
+
+
+@dataclass
+class BestOfNRow:
+    env: str
+    tasks: int
+    samples: int
+    #: mean success of single episodes
+    sample_success: float
+    #: fraction of tasks where at least one of the N episodes succeeded
+    best_of_n_success: float
+    #: mean over tasks of the best normalised score among its episodes
+    best_of_n_score: float
+
+
+def best_of_n(
+    trajectories: Iterable[Trajectory], reward_ranges: Mapping[str, tuple[float, float] | list[float]] | None = None
+) -> list[BestOfNRow]:
+    """Aggregate sampled episodes per task: one row per env, sorted, then the overall row (``env="all"``)."""
+    reward_ranges = reward_ranges or {}
+    per_task: dict[tuple[str, str], list[Trajectory]] = defaultdict(list)
+    for t in trajectories:
+        per_task[(t.env, t.item_id)].append(t)
+    groups: dict[str, list[list[Trajectory]]] = defaultdict(list)
+    for (env, _), samples in per_task.items():
+        groups[env].append(samples)
+        groups["all"].append(samples)
+    rows = []
+    for env in sorted(groups, key=lambda e: (e == "all", e)):
+        tasks = groups[env]
+        episodes = [t for samples in tasks for t in samples]
+        rows.append(
+            BestOfNRow(
+                env=env,
+                tasks=len(tasks),
+                samples=len(episodes),
+                sample_success=sum(t.success for t in episodes) / len(episodes),
+                best_of_n_success=sum(any(t.success for t in samples) for samples in tasks) / len(tasks),
+                best_of_n_score=sum(
+                    max(normalised(t.reward, reward_ranges.get(t.env, (0.0, 1.0))) for t in samples)
+                    for samples in tasks
+                )
+                / len(tasks),
+            )
+        )
+    return rows
+
+
+def markdown(rows: list[BestOfNRow], n: int) -> str:
+    lines = [
+        f"| env | tasks | samples | single-sample success | best-of-{n} success | best-of-{n} score |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.env} | {r.tasks} | {r.samples} | {100 * r.sample_success:.1f}% | "
+            f"{100 * r.best_of_n_success:.1f}% | {r.best_of_n_score:.3f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def run_best_of_n(
+    cfg: BestOfNConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True
+) -> dict[str, Any]:
+    """Run (or resume) the N samples per task and return the summary (also in ``<stem>.best_of_n.json``)."""
+    from agentenv.controller.agents import agent_from_spec
+    from agentenv.controller.evaluator import EvalTask, evaluate
+    from agentenv.data.trajectory import read_trajectories
+
+    if cfg.n < 1:
+        raise ValueError("n must be at least 1")
+    envs = open_sources(cfg, sources)
+    try:
+        tasks = [
+            EvalTask(env, getattr(src, "base_urls", []), i)
+            for env, src in envs.items()
+            for i in split_indices(src, cfg.split, cfg.limit)
+        ]
+        agent = agent_from_spec(
+            cfg.agent,
+            max_new_tokens=cfg.max_new_tokens,
+            max_tokens=cfg.max_new_tokens,
+            batch_size=cfg.agent_batch_size or cfg.concurrency,
+            concurrency=cfg.concurrency,
+            api_key=cfg.api_key or None,
+            temperature=cfg.temperature,
+            seed=cfg.seed,
+        )
+        with agent:
+            report = evaluate(
+                agent, tasks, cfg.out, concurrency=cfg.concurrency, max_rounds=cfg.max_rounds or None,
+                temperature=cfg.temperature, seed=cfg.seed, samples_per_task=cfg.n, progress=progress,
+                sources=envs,
+            )
+        wanted = {(f"{t.env}_{t.data_idx}", k) for t in tasks for k in range(cfg.n)}
+        latest = {(t.item_id, t.meta.get("sample", 0)): t for t in read_trajectories(cfg.out)}
+        episodes = [t for key, t in latest.items() if key in wanted]
+        ranges = {env: src.info()["reward_range"] for env, src in envs.items()}
+        rows = best_of_n(episodes, ranges)
+    finally:
+        close_sources(envs, sources)
+    summary = {
+        "agent": cfg.agent, "n": cfg.n, "temperature": cfg.temperature, "seed": cfg.seed, "split": cfg.split,
+        "errors": report.errors, "rows": [asdict(r) for r in rows],
+    }
+    out = Path(cfg.out)
+    out.with_name(out.stem + ".best_of_n.json").write_text(json.dumps(summary, indent=2) + "\n")
+    out.with_name(out.stem + ".best_of_n.md").write_text(markdown(rows, cfg.n))
+    if progress:
+        print(markdown(rows, cfg.n), end="")
+    return summary

@@ -1,4 +1,4 @@
-"""``agentenv train bc|eto|evol|rft`` and ``agentenv best-of-n``.
+"""``agentenv train bc|dpo|eto|evol|rft`` and ``agentenv best-of-n``.
 
 Every flag comes from the algorithm's config dataclass (``--help`` lists them); ``--config FILE.json``
 gives settings from a file.  Training commands also run under ``torchrun`` / ``accelerate launch``::
@@ -92,7 +92,6 @@ TRAIN_COMMANDS: dict[str, tuple[str, Callable[[], type], Callable[[argparse.Name
 def add_train_commands(sub: Any) -> None:
     """Add one subparser per training algorithm to ``sub``."""
     for name, (help_text, config_class, handler) in TRAIN_COMMANDS.items():
-        if name != "bc": continue  # TEMP
         p = sub.add_parser(name, help=help_text, description=help_text)
         add_dataclass_args(p, config_class())
         p.set_defaults(func=handler)

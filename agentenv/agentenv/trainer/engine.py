@@ -82,6 +82,9 @@ class TrainConfig:
     cpu: bool = False
     #: attention implementation passed to from_pretrained ("" = the model's default; e.g. flash_attention_2)
     attn_implementation: str = ""
+    #: a DeepSpeed config JSON (e.g. examples/deepspeed/zero3.json), for runs under torchrun; under
+    #: ``accelerate launch`` the accelerate config file names it instead
+    deepspeed: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -144,10 +147,21 @@ def make_accelerator(cfg: TrainConfig):
     precision = cfg.mixed_precision
     if precision == "auto":
         precision = "bf16" if _cuda_available(cfg) and torch.cuda.is_bf16_supported() else "no"
+    kwargs: dict[str, Any] = {}
+    if cfg.deepspeed:
+        from accelerate.utils import DeepSpeedPlugin
+
+        # "auto" entries of the file are filled from this run's settings
+        kwargs["deepspeed_plugin"] = DeepSpeedPlugin(
+            hf_ds_config=cfg.deepspeed,
+            gradient_accumulation_steps=cfg.gradient_accumulation_steps,
+            gradient_clipping=cfg.max_grad_norm,
+        )
     return Accelerator(
         cpu=not _cuda_available(cfg),
         mixed_precision=precision,
         gradient_accumulation_steps=cfg.gradient_accumulation_steps,
+        **kwargs,
     )
 
 
@@ -270,6 +284,8 @@ def fit(
         ds_config = accelerator.state.deepspeed_plugin.deepspeed_config
         ds_config["train_micro_batch_size_per_gpu"] = cfg.batch_size
         ds_config["train_batch_size"] = cfg.batch_size * accum * world
+        if ds_config.get("gradient_clipping") == "auto":  # accelerate would put 1.0 there
+            ds_config["gradient_clipping"] = cfg.max_grad_norm
     model, optimizer = accelerator.prepare(model, optimizer)
     # the scheduler stays unwrapped (accelerate's wrapper steps it once per process); it is checkpointed
     accelerator.register_for_checkpointing(scheduler)

@@ -1,1 +1,208 @@
-"""placeholder"""
+"""ETO (exploration-based trajectory optimisation): learn from the agent's own failures with DPO.
+
+Iteration 0 is the SFT (behavioural-cloning) agent: ``model`` itself, or — with ``sft=True`` — a model
+trained from ``model`` on ``expert_data`` (ETO's SFT: 3 epochs, lr 2e-5).  It is evaluated.  Each iteration
+``m = 1..M`` then
+
+1. **explores** the train-split instructions that have an expert trajectory with the model of iteration
+   ``m-1`` (``samples_per_instruction`` episodes each, at ``explore_temperature``);
+2. **pairs** each explored trajectory with the expert trajectory of the same instruction: the higher
+   reward wins, ties give no pair, and the losing trajectory is cut to the winner's length plus
+   ``rejected_extra_rounds`` rounds (ETO: 5) — see :func:`build_pairs`;
+3. **trains** with DPO from the model of iteration ``m-1``, which is also the frozen reference (its
+   log-probabilities are computed once and saved beside the pairs); the log-probability of a trajectory
+   is the sum over its agent turns only, observations masked (:mod:`agentenv.trainer.dpo`);
+4. **evaluates** the new model.
+
+ETO's published settings: DPO lr 1e-6 in the first iteration and 5e-7 later, beta 0.1 (0.5 for ALFWorld and
+later iterations), 3 epochs, global batch 32 — ``iteration_learning_rates`` / ``iteration_betas`` set them
+per iteration.  The run folder is laid out like AgentEvol's (:mod:`agentenv.trainer.runs`) and resumes the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from agentenv.controller.sources import EnvSource
+from agentenv.data.trajectory import Trajectory, read_trajectories
+from agentenv.trainer.agentevol import content_key, latest_samples
+from agentenv.trainer.bc import BCConfig
+from agentenv.trainer.dpo import DPOConfig, PreferencePair, make_pair, read_pairs, write_pairs
+from agentenv.trainer.engine import TrainConfig
+from agentenv.trainer.launch import run_training
+from agentenv.trainer.rollouts import (
+    RolloutSettings,
+    close_sources,
+    open_sources,
+    run_until_complete,
+    scores,
+    split_indices,
+)
+from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, write_summary
+
+
+def best_expert_per_item(experts: Iterable[Trajectory]) -> dict[str, Trajectory]:
+    """The expert trajectory of each instruction (the highest reward; the first among equals)."""
+    best: dict[str, Trajectory] = {}
+    for t in experts:
+        if t.item_id not in best or t.reward > best[t.item_id].reward:
+            best[t.item_id] = t
+    return best
+
+
+def build_pairs(
+    experts: Iterable[Trajectory], explored: Iterable[Trajectory], extra_rounds: int = 5
+) -> list[PreferencePair]:
+    """ETO's contrastive pairs: each explored trajectory against its instruction's expert trajectory.
+
+    Explored trajectories without an expert one, ties and repeats (same text) give no pair.
+    """
+    by_item = best_expert_per_item(experts)
+    pairs, seen = [], set()
+    for t in explored:
+        expert = by_item.get(t.item_id)
+        if expert is None or content_key(t) in seen:
+            continue
+        seen.add(content_key(t))
+        pair = make_pair(expert, t, extra_rounds)
+        if pair is not None:
+            pairs.append(pair)
+    return pairs
+
+
+@dataclass(kw_only=True)
+class ETOConfig(RolloutSettings, TrainConfig):
+    """ETO settings.  ``model`` is the SFT agent (or the base model when ``sft`` is on); the training
+    fields apply to every DPO stage (ETO's defaults: lr 1e-6, 3 epochs, warmup 0.1)."""
+
+    #: expert trajectories (the SFT set) the explored ones are paired with
+    expert_data: list[str] = field(default_factory=list)
+    #: first train the SFT agent from model on expert_data
+    sft: bool = False
+    sft_learning_rate: float = 2e-5
+    sft_epochs: float = 3.0
+    #: ETO iterations after the SFT agent
+    iterations: int = 2
+    #: DPO temperature beta (all iterations, unless iteration_betas says otherwise)
+    beta: float = 0.1
+    learning_rate: float = 1e-6
+    warmup_ratio: float = 0.1
+    #: per-iteration DPO learning rates (the last repeats), e.g. 1e-6 5e-7
+    iteration_learning_rates: list[float] = field(default_factory=list)
+    #: per-iteration betas (the last repeats), e.g. 0.1 0.5
+    iteration_betas: list[float] = field(default_factory=list)
+    #: rejected trajectories are cut to the chosen one's length plus this many rounds
+    rejected_extra_rounds: int = 5
+    #: episodes per instruction while exploring
+    samples_per_instruction: int = 1
+    #: sampling temperature while exploring (0: greedy)
+    explore_temperature: float = 0.0
+    #: run training under this command, e.g. "torchrun --nproc_per_node 8" (default: in this process)
+    train_launcher: str = ""
+
+    def learning_rate_for(self, iteration: int) -> float:
+        return _per_iteration(self.iteration_learning_rates, iteration, self.learning_rate)
+
+    def beta_for(self, iteration: int) -> float:
+        return _per_iteration(self.iteration_betas, iteration, self.beta)
+
+
+def _per_iteration(values: list[float], iteration: int, default: float) -> float:
+    if not values:
+        return default
+    return values[min(iteration, len(values)) - 1]
+
+
+VOLATILE = ("iterations", "train_launcher", "concurrency", "agent_batch_size", "resume", "urls")
+
+
+def run_eto(cfg: ETOConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True) -> dict[str, Any]:
+    """Run (or resume) ETO; returns the summary (also in ``<output_dir>/summary.json``)."""
+    if not cfg.expert_data:
+        raise ValueError("expert_data: give the expert trajectory files")
+    run = Path(cfg.output_dir)
+    check_run_config(run, cfg.to_json() | {"algorithm": "eto"}, volatile=VOLATILE)
+    envs = open_sources(cfg, sources)
+    try:
+        from agentenv.data.dataset import expand_paths
+
+        experts = [t for f in expand_paths(cfg.expert_data) for t in read_trajectories(f) if t.env in envs]
+        results: dict[int, dict[str, Any]] = {}
+
+        it = IterationDir(run, 0)
+        if not it.done("trained"):
+            model = cfg.model
+            if cfg.sft:
+                model = run_training("bc", _sft_config(cfg, it / "model"), cfg.train_launcher)
+            it.mark("trained", model=str(model), train_size=len(experts))
+        model = it.info("trained")["model"]
+        results[0] = evaluate_stage(cfg, envs, it, model, progress)
+        write_summary(run, "eto", results)
+
+        for m in range(1, cfg.iterations + 1):
+            it = IterationDir(run, m)
+            if not it.done("explored"):
+                report = run_until_complete(cfg, model, envs, _explore_tasks(cfg, envs, experts), it / "explore.jsonl",
+                              cfg.samples_per_instruction, cfg.explore_temperature, cfg.seed + m, progress)
+                it.mark("explored", episodes=report.n, scores=scores(report), model=str(model))
+            if not it.done("paired"):
+                explored = latest_samples(read_trajectories(it / "explore.jsonl"))
+                pairs = build_pairs(experts, explored, cfg.rejected_extra_rounds)
+                write_pairs(it / "pairs.jsonl", pairs)
+                it.mark("paired", explored=len(explored), pairs=len(pairs))
+            if not it.done("trained"):
+                if it.info("paired")["pairs"] == 0:  # nothing to learn from: the agent stays as it is
+                    it.mark("trained", model=str(model), skipped="no pairs")
+                else:
+                    out = run_training("dpo", _dpo_config(cfg, m, model, it), cfg.train_launcher)
+                    it.mark("trained", model=str(out), pairs=sum(1 for _ in read_pairs(it / "pairs.jsonl")),
+                            beta=cfg.beta_for(m), learning_rate=cfg.learning_rate_for(m))
+            model = it.info("trained")["model"]
+            results[m] = evaluate_stage(cfg, envs, it, model, progress)
+            results[m]["pairs"] = it.info("paired")["pairs"]
+            write_summary(run, "eto", results)
+        return write_summary(run, "eto", results)
+    finally:
+        close_sources(envs, sources)
+
+
+def _explore_tasks(cfg: ETOConfig, envs: Mapping[str, EnvSource], experts: list[Trajectory]) -> dict[str, list[int]]:
+    """The explore-split tasks that have an expert trajectory to pair with."""
+    with_expert: dict[str, set[int]] = {}
+    for t in experts:
+        try:
+            with_expert.setdefault(t.env, set()).add(t.data_idx)
+        except ValueError:
+            continue
+    tasks = {
+        env: [i for i in split_indices(src, cfg.explore_split) if i in with_expert.get(env, ())]
+        for env, src in envs.items()
+    }
+    if cfg.explore_limit > 0:
+        tasks = {env: indices[: cfg.explore_limit] for env, indices in tasks.items()}
+    return tasks
+
+
+def _train_settings(cfg: ETOConfig) -> dict[str, Any]:
+    return {f.name: getattr(cfg, f.name) for f in fields(TrainConfig)}
+
+
+def _sft_config(cfg: ETOConfig, out: Path) -> BCConfig:
+    settings = _train_settings(cfg)
+    settings.update(
+        output_dir=str(out), data=list(cfg.expert_data), learning_rate=cfg.sft_learning_rate,
+        num_epochs=cfg.sft_epochs, warmup_ratio=0.03,
+    )
+    return BCConfig(**settings)
+
+
+def _dpo_config(cfg: ETOConfig, m: int, model: str, it: IterationDir) -> DPOConfig:
+    settings = _train_settings(cfg)
+    settings.update(
+        model=str(model), output_dir=str(it / "model"), pairs=[str(it / "pairs.jsonl")],
+        learning_rate=cfg.learning_rate_for(m), beta=cfg.beta_for(m),
+    )
+    return DPOConfig(**settings)
