@@ -51,6 +51,9 @@ class Environment(ABC):
     #: reward threshold AgentEvol uses to keep an explored trajectory
     keep_threshold: ClassVar[float] = 0.99
     max_rounds: ClassVar[int] = 20
+    #: rounds the expert agent gets when none are asked for (``None``: ``max_rounds``); for envs whose
+    #: expert paths run longer than an agent's budget, such as ScienceWorld's gold paths
+    expert_max_rounds: ClassVar[int | None] = None
     #: the ReAct instruction prompt shown as the first human turn
     instruction: ClassVar[str]
 
@@ -139,5 +142,6 @@ class Environment(ABC):
             "success_score": cls.success_score,
             "keep_threshold": cls.keep_threshold,
             "max_rounds": cls.max_rounds,
+            "expert_max_rounds": cls.expert_max_rounds or cls.max_rounds,
             "instruction": cls.instruction,
         }

@@ -73,7 +73,10 @@ class Rollout:
             return self._max_rounds
         if isinstance(self._max_rounds, Mapping) and env in self._max_rounds:
             return self._max_rounds[env]
-        return int(self.info(env)["max_rounds"])
+        info = self.info(env)
+        if self.agent.name == "expert" and info.get("expert_max_rounds"):
+            return int(info["expert_max_rounds"])  # gold paths longer than an agent's budget (SciWorld)
+        return int(info["max_rounds"])
 
     def run(self, tasks: Iterable[RolloutTask], on_finish: Callable[[Episode], None] | None = None) -> list[Episode]:
         """Run every task; call ``on_finish`` with each episode as it ends; return them all."""

@@ -4,9 +4,10 @@ import re
 
 import httpx
 import pytest
-from agentenv.server.testing import running_server
 from agentenv_textcraft import TextCraftEnv
 from agentenv_textcraft.server import app
+
+from agentenv.server.testing import running_server
 
 
 @pytest.fixture(scope="module")

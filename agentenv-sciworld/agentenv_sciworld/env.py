@@ -1,0 +1,209 @@
+"""ScienceWorld: elementary-science tasks (boil water, build a circuit, find a living thing ...) in a
+text-simulated house, run by the simulator jar PyPI ``scienceworld`` ships.
+
+Each env instance (one server session) owns one JVM, started when the instance is made and ended by
+:meth:`SciWorldEnv.close` (the server kit calls it on ``/close`` and when it reaps an idle session).
+Steps never build the simulator's valid-action list, which is most of a package step's time; ask for it
+with ``available_actions()`` when it is wanted.
+
+The score is ScienceWorld's 0..100 task score; a task the agent has failed (e.g. by focusing on the
+wrong object; the simulator's score -100) ends with score 0.  Success is score 100.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from agentenv.env import Environment, ExpertAction, StepResult
+
+from . import tasks
+from .engine import Engine
+from .expert import GoldPath, explain
+from .tasks import Task
+
+INSTRUCTION = """\
+You are an agent in ScienceWorld, a simulated house where you carry out elementary science tasks. Every \
+round you get an observation and reply with one action; the first observation states your task.
+The actions are (OBJ and LOC are names of objects and places you have seen):
+- look around: describe the current room; look at OBJ: describe an object; look in OBJ: list what a \
+container holds; read OBJ: read a book or note
+- go to LOC: move to a room or place you can reach (open the door first)
+- open OBJ / close OBJ: open or close a door or a container
+- pick up OBJ: put an object in your inventory; put down OBJ: drop an object you carry
+- move OBJ to OBJ: put an object into or onto another; pour OBJ in OBJ: pour a liquid into a container; \
+dunk OBJ in OBJ: dunk a container into a liquid; mix OBJ: chemically mix what a container holds
+- activate OBJ / deactivate OBJ: switch a device on or off; use OBJ on OBJ: use a tool (such as a \
+thermometer) on something
+- connect OBJ to OBJ / disconnect OBJ: wire electrical components
+- eat OBJ; flush OBJ
+- focus on OBJ: say which object the task is about (focusing on a wrong object fails the task)
+- wait: let 10 time steps pass; wait1: let 1 time step pass
+- inventory: list what you carry; task: repeat the task description
+If the answer is "Ambiguous request" with a numbered list, reply with the number of the object you meant.
+Reply strictly in this format:
+"Thought:
+your thoughts.
+
+Action:
+your next action\""""
+
+#: actions longer than this are answered without bothering the simulator
+MAX_ACTION_CHARS = 500
+UNKNOWN_ACTION = "No known action matches that input."
+
+
+class SciWorldEnv(Environment):
+    """One ScienceWorld episode at a time on this instance's own JVM."""
+
+    name: ClassVar[str] = "sciworld"
+    version: ClassVar[str] = "0.1.0"
+    #: see :mod:`agentenv_sciworld.tasks`: train, dev, test_all are ScienceWorld's variation splits,
+    #: ``test`` the first two test variations of each of the 23 task types
+    splits: ClassVar[dict[str, range]] = tasks.splits()
+    reward_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
+    success_score: ClassVar[float] = 100.0
+    keep_threshold: ClassVar[float] = 99.0
+    max_rounds: ClassVar[int] = 30  # AgentGym's evaluation setting
+    #: actions per episode before the server ends it unsolved (gold paths of the boiling tasks run to
+    #: about 180 actions; agents stop at ``max_rounds`` long before)
+    max_steps: ClassVar[int] = 300
+    #: the gold paths need up to ~180 rounds, so the expert agent gets the whole step budget
+    expert_max_rounds: ClassVar[int | None] = 300
+    instruction: ClassVar[str] = INSTRUCTION
+    wire_family: ClassVar[Literal["id", "env_idx"]] = "id"
+    reset_index_field: ClassVar[str] = "data_idx"
+    queries: ClassVar[dict[str, str]] = {"action_hint": "action_hint", "goals": "goals"}
+    blocking: ClassVar[bool] = True
+
+    def __init__(self, engine: Engine | None = None):
+        self.engine = engine or Engine()
+        self.task: Task | None = None
+        self.task_description = ""
+        self.history: list[str] = []
+        self.score = 0.0
+        self.done = False
+        self.failed = False
+        self._observation = ""
+        self._look = ""
+        self._gold: GoldPath | None = None
+
+    @property
+    def pid(self) -> int:
+        """The JVM's process id."""
+        return self.engine.pid
+
+    # --- tasks ------------------------------------------------------------------------------------
+    def reset(self, data_idx: int) -> str:
+        """Load task ``data_idx`` (see :mod:`.tasks`) and return its description and first look around."""
+        self.task = tasks.task_at(data_idx)
+        self._load(gold_path=False)
+        self._observation = f"{self.task_description}\n{self._look}"
+        return self._observation
+
+    def _load(self, gold_path: bool) -> None:
+        assert self.task is not None
+        self.engine.load(self.task.task_name, self.task.variation, gold_path=gold_path)
+        self.task_description = self.engine.task_description()
+        # AgentGym's first move: a real "look around" step (it takes no simulated time)
+        self._look, _, _ = self.engine.step("look around")
+        self.history, self.score, self.done, self.failed = [], 0.0, False, False
+        self._gold = GoldPath(self.engine.gold_actions()) if gold_path else None
+
+    # --- acting -----------------------------------------------------------------------------------
+    def step(self, action: str) -> StepResult:
+        if self.task is None:
+            return StepResult("No task yet: reset first.", 0.0, False, 0.0)
+        if self.done:
+            return StepResult("The episode is over: reset to start a new task.", 0.0, True, self.score)
+        action = action.strip()
+        if len(action) > MAX_ACTION_CHARS:
+            observation, raw_score = f"{UNKNOWN_ACTION} (The action is {len(action)} characters long.)", None
+        else:
+            observation, raw_score, completed = self.engine.step(action)
+        self.history.append(action)
+        if self._gold is not None:
+            self._gold.record(action, observation)
+        reward = 0.0
+        if raw_score is not None:
+            self.failed = raw_score < 0
+            score = max(float(raw_score), 0.0)
+            reward, self.score = score - self.score, score
+            self.done = completed or self.failed
+        if not self.done and len(self.history) >= self.max_steps:
+            self.done = True
+            observation += f"\nThe episode ends: {self.max_steps} actions used."
+        self._observation = observation
+        info = {"moves": len(self.history), "failed": self.failed}
+        return StepResult(observation, reward, self.done, self.score, info)
+
+    # --- expert -----------------------------------------------------------------------------------
+    def expert_action(self) -> ExpertAction:
+        if self.task is None or self.done:
+            return ExpertAction("The episode is over; there is nothing left to do.", "look around")
+        if self._gold is None:
+            self._follow_gold_path()
+        assert self._gold is not None
+        action, served = self._gold.next_action(self._observation)
+        thought = explain(action, self.task_description, first=not self.history, served=served)
+        return ExpertAction(thought, action)
+
+    def _follow_gold_path(self) -> None:
+        """Reload the task with its gold path and replay the episode's actions so far (the simulator is
+        deterministic for a given task variation, so the state is the same as before)."""
+        taken, observation = list(self.history), self._observation
+        self._load(gold_path=True)
+        for action in taken:
+            self.step(action)
+        self._observation = observation
+
+    # --- views --------------------------------------------------------------------------------------
+    def observation(self) -> str:
+        return self._observation
+
+    def available_actions(self) -> list[str] | None:
+        """Every valid action in the current state (the simulator takes 50-200 ms to list them)."""
+        return self.engine.valid_actions() if self.task is not None else None
+
+    def action_hint(self) -> dict[str, list[str]]:
+        """AgentGym's ``GET /action_hint``: the action templates and the objects in view."""
+        return {
+            "possible_actions": self.engine.possible_actions(),
+            "possible_objects": self.engine.possible_objects(),
+        }
+
+    def goals(self) -> dict[str, str]:
+        """AgentGym's ``GET /goals``: the simulator's sub-goal progress table."""
+        return {"goals": self.engine.goal_progress()}
+
+    def task_type(self) -> str:
+        return self.task.task_name if self.task is not None else self.name
+
+    def wire_extras(self, kind: Literal["create", "reset", "step"]) -> dict[str, Any]:
+        if kind == "reset" and self.task is not None:
+            return {
+                "task_name": self.task.task_name,
+                "var_num": self.task.variation,
+                "task_description": self.task_description,
+                "deleted": False,
+            }
+        return {}
+
+    def detail(self) -> dict[str, Any]:
+        task = self.task
+        return {
+            "task_type": self.task_type(),
+            "task_id": task.task_id if task else None,
+            "task_name": task.task_name if task else None,
+            "var_num": task.variation if task else None,
+            "variation_split": task.block if task else None,
+            "task_description": self.task_description,
+            "observation": self._observation,
+            "moves": len(self.history),
+            "score": self.score,
+            "failed": self.failed,
+            "done": self.done,
+            "deleted": False,
+        }
+
+    def close(self) -> None:
+        self.engine.close()

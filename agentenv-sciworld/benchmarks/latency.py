@@ -1,0 +1,126 @@
+"""ScienceWorld latency and memory: JVM start, median reset / step time, memory per live session.
+
+    python agentenv-sciworld/benchmarks/latency.py [--tasks 23] [--sessions 4]
+
+The task set is the start of the test split (``--tasks 23`` = the first test variation of every task
+type).  Each episode is reset, then played by the expert (its first call reloads the task with the gold
+path; that reload is not counted as reset time), so the steps are the ones an evaluation makes.
+Measured in-process (``SciWorldEnv``) and over HTTP (the kit's app on a loopback port, one keep-alive
+httpx client).  Memory per live session is the resident memory of each session's JVM after a reset
+(every session owns one), plus the server process's own RSS growth per session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import time
+from pathlib import Path
+
+import httpx
+from agentenv_sciworld import SciWorldEnv
+from agentenv_sciworld.processes import java_children
+
+
+def rss_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def ms(samples: list[float]) -> str:
+    q90 = sorted(samples)[int(len(samples) * 0.9)]
+    return f"median {statistics.median(samples) * 1e3:.1f} ms, p90 {q90 * 1e3:.1f} ms (n={len(samples)})"
+
+
+def in_process(tasks: range) -> None:
+    starts = []
+    for _ in range(3):
+        t = time.perf_counter()
+        SciWorldEnv().close()
+        starts.append(time.perf_counter() - t)
+    print(f"JVM start + close: {ms(starts)}")
+    env = SciWorldEnv()
+    resets, steps, solved = [], [], 0
+    try:
+        for idx in tasks:
+            t = time.perf_counter()
+            env.reset(idx)
+            resets.append(time.perf_counter() - t)
+            while not env.done:
+                action = env.expert_action().action
+                t = time.perf_counter()
+                env.step(action)
+                steps.append(time.perf_counter() - t)
+            solved += env.is_success(env.score)
+        t = time.perf_counter()
+        env.available_actions()
+        valid = time.perf_counter() - t
+    finally:
+        env.close()
+    print(f"in-process reset: {ms(resets)}")
+    print(f"in-process step:  {ms(steps)}")
+    print(f"available_actions() (valid-action list, on request only): {valid * 1e3:.0f} ms")
+    print(f"expert success on {len(tasks)} tasks: {solved / len(tasks):.1%}")
+
+
+def over_http(tasks: range, sessions: int) -> None:
+    from agentenv.server.testing import running_server
+
+    with (
+        running_server([SciWorldEnv]) as url,
+        httpx.Client(base_url=f"{url}/sciworld", timeout=120) as client,
+    ):
+        t = time.perf_counter()
+        sid = client.post("/create", json={}).json()["id"]
+        print(f"HTTP create (starts a JVM): {(time.perf_counter() - t) * 1e3:.0f} ms")
+        resets, steps = [], []
+        for idx in tasks:
+            t = time.perf_counter()
+            client.post("/reset", json={"id": sid, "data_idx": idx}).raise_for_status()
+            resets.append(time.perf_counter() - t)
+            done = False
+            while not done:
+                action = client.get("/expert", params={"id": sid}).json()["action"]
+                t = time.perf_counter()
+                answer = client.post("/step", json={"id": sid, "action": action}).json()
+                steps.append(time.perf_counter() - t)
+                done = answer["done"]
+        client.post("/close", json={"id": sid})
+        print(f"HTTP reset: {ms(resets)}")
+        print(f"HTTP step:  {ms(steps)}")
+
+        gc.collect()
+        before = rss_bytes()
+        ids = []
+        for i in range(sessions):
+            ids.append(client.post("/create", json={}).json()["id"])
+            client.post("/reset", json={"id": ids[-1], "data_idx": tasks[i % len(tasks)]}).raise_for_status()
+        jvms = java_children()
+        grown = rss_bytes() - before
+        for sid in ids:
+            client.post("/close", json={"id": sid})
+        per_jvm = [rss / 2**20 for rss in jvms.values()]
+        print(
+            f"memory per live session ({sessions} sessions): JVM RSS median {statistics.median(per_jvm):.0f} MiB "
+            f"(max {max(per_jvm):.0f} MiB), server process +{grown / sessions / 2**20:.1f} MiB"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=23, help="tasks from the start of the test split")
+    parser.add_argument("--sessions", type=int, default=4, help="live sessions for the memory figure")
+    parser.add_argument("--no-http", action="store_true", help="in-process figures only")
+    args = parser.parse_args()
+    test = SciWorldEnv.splits["test"]
+    tasks = range(test.start, min(test.stop, test.start + args.tasks))
+    in_process(tasks)
+    if not args.no_http:
+        over_http(tasks, args.sessions)
+
+
+if __name__ == "__main__":
+    main()

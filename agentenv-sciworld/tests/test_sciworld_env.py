@@ -1,0 +1,79 @@
+"""SciWorldEnv in-process on a real JVM: bad actions, ambiguity, expert recovery, failure, closing."""
+
+import pytest
+from agentenv_sciworld import SciWorldEnv
+from agentenv_sciworld.env import UNKNOWN_ACTION
+from agentenv_sciworld.processes import java_children
+from agentenv_sciworld.tasks import data_idx_of
+
+FIND_LIVING = data_idx_of("find-living-thing", 225)  # a test variation; its gold path is ~16 actions
+
+
+def test_reset_gives_task_and_room_and_the_same_task_again(env):
+    first = env.reset(FIND_LIVING)
+    assert first.startswith("Your task is to find a(n) living thing.")
+    assert "This room is called the art studio" in first
+    assert env.observation() == first and env.task_type() == "find-living-thing"
+    assert env.wire_extras("reset") == {
+        "task_name": "find-living-thing",
+        "var_num": 225,
+        "task_description": env.task_description,
+        "deleted": False,
+    }
+    # same task and objects; the simulator may list a room's objects in another order
+    assert sorted(env.reset(FIND_LIVING).splitlines()) == sorted(first.splitlines())
+
+
+@pytest.mark.parametrize("action", ["", "   ", "xyzzy plugh", "go to", "open", "🙂 open door", "x" * 5000])
+def test_garbled_actions_get_a_clear_answer_and_no_reward(env, action):
+    env.reset(FIND_LIVING)
+    result = env.step(action)
+    assert result.observation.startswith(UNKNOWN_ACTION)
+    assert (result.reward, result.score, result.done) == (0.0, 0.0, False)
+    assert env.step("open door to hallway").observation == "The door is now open."  # still working
+
+
+def test_expert_recovers_from_detour_and_ambiguity(env):
+    env.reset(FIND_LIVING)
+    for action in ("open door to hallway", "go to hallway", "open door to kitchen", "go to kitchen"):
+        env.step(action)
+    ambiguous = env.step("look at door").observation  # three doors lead out of the kitchen
+    assert ambiguous.startswith("Ambiguous request") and "0:" in ambiguous
+    move = env.expert_action()
+    assert move.action == "0" and "option 0" in move.thought
+    assert not env.step(move.action).observation.startswith("Ambiguous")
+    thoughts = set()
+    while not env.done:
+        move = env.expert_action()
+        thoughts.add(move.thought)
+        env.step(move.action)
+    assert env.score == 100.0 and env.is_success(env.score) and not env.failed
+    assert len(thoughts) > 5
+    assert len(env.history) < env.max_rounds
+
+
+def test_failing_the_task_ends_with_score_zero(env):
+    env.reset(FIND_LIVING)
+    result = env.step("focus on air")  # air is not a living thing
+    assert result.done and result.score == 0.0 and result.info["failed"]
+    assert env.step("look around").observation.startswith("The episode is over")
+
+
+def test_queries_and_available_actions(env):
+    env.reset(FIND_LIVING)
+    hint = env.action_hint()
+    assert "focus on OBJ" in hint["possible_actions"] and "art studio" in hint["possible_objects"]
+    assert "Sequential Subgoals" in env.goals()["goals"]
+    valid = env.available_actions()
+    assert "open door" in valid and "look around" in valid
+
+
+def test_close_ends_the_jvm():
+    before = set(java_children())
+    env = SciWorldEnv()
+    assert env.pid in set(java_children()) - before
+    env.reset(FIND_LIVING)
+    env.close()
+    assert env.engine.process.poll() is not None
+    assert set(java_children()) == before
+    env.close()  # idempotent
