@@ -28,7 +28,6 @@ from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, read_trajectories, write_trajectories
 from agentenv.trainer.bc import BCConfig
 from agentenv.trainer.launch import run_training
-from agentenv.trainer.rollouts import keep_threshold as env_keep_threshold
 from agentenv.trainer.rollouts import (
     RolloutSettings,
     close_sources,
@@ -37,6 +36,7 @@ from agentenv.trainer.rollouts import (
     scores,
     split_indices,
 )
+from agentenv.trainer.rollouts import keep_threshold as env_keep_threshold
 from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, write_summary
 
 PER_ITEM_POLICIES = ("distinct", "best")
@@ -158,10 +158,6 @@ class AgentEvolConfig(RolloutSettings, BCConfig):
     train_launcher: str = ""
 
 
-#: settings that may change when a run is resumed
-VOLATILE = ("iterations", "train_launcher", "concurrency", "agent_batch_size", "resume", "num_proc", "urls")
-
-
 def run_agentevol(
     cfg: AgentEvolConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True
 ) -> dict[str, Any]:
@@ -174,7 +170,11 @@ def run_agentevol(
 
 
 def evolve(
-    cfg: AgentEvolConfig, algorithm: str, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True
+    cfg: AgentEvolConfig,
+    algorithm: str,
+    *,
+    sources: Mapping[str, EnvSource] | None = None,
+    progress: bool = True,
 ) -> dict[str, Any]:
     """The explore / filter / merge / retrain-from-base / evaluate loop shared by AgentEvol and RFT."""
     if cfg.merge not in MERGE_STRATEGIES:
@@ -186,7 +186,7 @@ def evolve(
     if not cfg.data:
         raise ValueError("data: give the initial (expert) trajectory files")
     run = Path(cfg.output_dir)
-    check_run_config(run, cfg.to_json() | {"algorithm": algorithm}, volatile=VOLATILE)
+    check_run_config(run, cfg.to_json() | {"algorithm": algorithm})
     envs = open_sources(cfg, sources)
     try:
         from agentenv.data.dataset import expand_paths
@@ -210,25 +210,43 @@ def evolve(
             it = IterationDir(run, m)
             if not it.done("explored"):
                 tasks = _explore_tasks(cfg, envs, initial)
-                report = run_until_complete(cfg, model, envs, tasks, it / "explore.jsonl", cfg.samples_per_instruction,
-                              cfg.explore_temperature, cfg.seed + m, progress)
+                report = run_until_complete(
+                    cfg,
+                    model,
+                    envs,
+                    tasks,
+                    it / "explore.jsonl",
+                    cfg.samples_per_instruction,
+                    cfg.explore_temperature,
+                    cfg.seed + m,
+                    progress,
+                )
                 it.mark("explored", episodes=report.n, scores=scores(report), model=str(model))
             if not it.done("filtered"):
                 explored = latest_samples(read_trajectories(it / "explore.jsonl"))
                 thresholds = {env: env_keep_threshold(src, cfg.keep_threshold) for env, src in envs.items()}
                 kept = select_explored(
-                    (t for t in explored if t.env in envs), thresholds,
-                    per_item=cfg.per_item, max_per_item=cfg.samples_per_instruction,
+                    (t for t in explored if t.env in envs),
+                    thresholds,
+                    per_item=cfg.per_item,
+                    max_per_item=cfg.samples_per_instruction,
                 )
                 base = initial if cfg.merge == "initial" else previous_set
                 train_set = merge_trajectories(base, kept)
                 write_trajectories(it / "kept.jsonl", kept)
                 write_trajectories(it / "train.jsonl", train_set)
-                it.mark("filtered", explored=len(explored), kept=len(kept), train_size=len(train_set),
-                        thresholds=thresholds)
+                it.mark(
+                    "filtered",
+                    explored=len(explored),
+                    kept=len(kept),
+                    train_size=len(train_set),
+                    thresholds=thresholds,
+                )
             previous_set = list(read_trajectories(it / "train.jsonl"))
             if not it.done("trained"):
-                out = run_training("bc", _bc_config(cfg, [str(it / "train.jsonl")], it / "model"), cfg.train_launcher)
+                out = run_training(
+                    "bc", _bc_config(cfg, [str(it / "train.jsonl")], it / "model"), cfg.train_launcher
+                )
                 it.mark("trained", model=str(out), train_size=len(previous_set))
             model = it.info("trained")["model"]
             results[m] = evaluate_stage(cfg, envs, it, model, progress)
@@ -246,7 +264,9 @@ def _bc_config(cfg: AgentEvolConfig, data: list[str], out: Path) -> BCConfig:
     return BCConfig(**settings)
 
 
-def _explore_tasks(cfg: AgentEvolConfig, envs: Mapping[str, EnvSource], initial: list[Trajectory]) -> dict[str, list[int]]:
+def _explore_tasks(
+    cfg: AgentEvolConfig, envs: Mapping[str, EnvSource], initial: list[Trajectory]
+) -> dict[str, list[int]]:
     tasks = {env: split_indices(src, cfg.explore_split) for env, src in envs.items()}
     if cfg.explore_items == "data":
         in_data: dict[str, set[int]] = {}

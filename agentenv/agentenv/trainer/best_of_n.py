@@ -54,7 +54,8 @@ class BestOfNRow:
 
 
 def best_of_n(
-    trajectories: Iterable[Trajectory], reward_ranges: Mapping[str, tuple[float, float] | list[float]] | None = None
+    trajectories: Iterable[Trajectory],
+    reward_ranges: Mapping[str, tuple[float, float] | list[float]] | None = None,
 ) -> list[BestOfNRow]:
     """Aggregate sampled episodes per task: one row per env, sorted, then the overall row (``env="all"``)."""
     reward_ranges = reward_ranges or {}
@@ -128,8 +129,15 @@ def run_best_of_n(
         )
         with agent:
             report = evaluate(
-                agent, tasks, cfg.out, concurrency=cfg.concurrency, max_rounds=cfg.max_rounds or None,
-                temperature=cfg.temperature, seed=cfg.seed, samples_per_task=cfg.n, progress=progress,
+                agent,
+                tasks,
+                cfg.out,
+                concurrency=cfg.concurrency,
+                max_rounds=cfg.max_rounds or None,
+                temperature=cfg.temperature,
+                seed=cfg.seed,
+                samples_per_task=cfg.n,
+                progress=progress,
                 sources=envs,
             )
         wanted = {(f"{t.env}_{t.data_idx}", k) for t in tasks for k in range(cfg.n)}
@@ -140,8 +148,13 @@ def run_best_of_n(
     finally:
         close_sources(envs, sources)
     summary = {
-        "agent": cfg.agent, "n": cfg.n, "temperature": cfg.temperature, "seed": cfg.seed, "split": cfg.split,
-        "errors": report.errors, "rows": [asdict(r) for r in rows],
+        "agent": cfg.agent,
+        "n": cfg.n,
+        "temperature": cfg.temperature,
+        "seed": cfg.seed,
+        "split": cfg.split,
+        "errors": report.errors,
+        "rows": [asdict(r) for r in rows],
     }
     out = Path(cfg.out)
     out.with_name(out.stem + ".best_of_n.json").write_text(json.dumps(summary, indent=2) + "\n")

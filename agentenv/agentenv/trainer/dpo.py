@@ -30,7 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from agentenv.data.trajectory import Trajectory, Turn
-from agentenv.trainer.engine import TrainConfig, fit, is_done, load_model, load_tokenizer, make_accelerator, release
+from agentenv.trainer.engine import (
+    TrainConfig,
+    fit,
+    is_done,
+    load_model,
+    load_tokenizer,
+    make_accelerator,
+    release,
+)
 
 REFERENCE_FILE = "reference_logps.jsonl"
 

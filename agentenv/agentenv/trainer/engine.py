@@ -148,7 +148,10 @@ def make_accelerator(cfg: TrainConfig):
     if precision == "auto":
         precision = "bf16" if _cuda_available(cfg) and torch.cuda.is_bf16_supported() else "no"
     kwargs: dict[str, Any] = {}
-    if cfg.deepspeed:
+    if cfg.deepspeed and not _cuda_available(cfg):
+        # accelerate runs DeepSpeed on GPUs only (on CPU it counts one process per rank): plain DDP here
+        log.warning("deepspeed=%s ignored: no GPU, training with DDP (gloo) on CPU", cfg.deepspeed)
+    elif cfg.deepspeed:
         from accelerate.utils import DeepSpeedPlugin
 
         # "auto" entries of the file are filled from this run's settings

@@ -116,15 +116,14 @@ def _per_iteration(values: list[float], iteration: int, default: float) -> float
     return values[min(iteration, len(values)) - 1]
 
 
-VOLATILE = ("iterations", "train_launcher", "concurrency", "agent_batch_size", "resume", "urls")
-
-
-def run_eto(cfg: ETOConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True) -> dict[str, Any]:
+def run_eto(
+    cfg: ETOConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True
+) -> dict[str, Any]:
     """Run (or resume) ETO; returns the summary (also in ``<output_dir>/summary.json``)."""
     if not cfg.expert_data:
         raise ValueError("expert_data: give the expert trajectory files")
     run = Path(cfg.output_dir)
-    check_run_config(run, cfg.to_json() | {"algorithm": "eto"}, volatile=VOLATILE)
+    check_run_config(run, cfg.to_json() | {"algorithm": "eto"})
     envs = open_sources(cfg, sources)
     try:
         from agentenv.data.dataset import expand_paths
@@ -145,8 +144,17 @@ def run_eto(cfg: ETOConfig, *, sources: Mapping[str, EnvSource] | None = None, p
         for m in range(1, cfg.iterations + 1):
             it = IterationDir(run, m)
             if not it.done("explored"):
-                report = run_until_complete(cfg, model, envs, _explore_tasks(cfg, envs, experts), it / "explore.jsonl",
-                              cfg.samples_per_instruction, cfg.explore_temperature, cfg.seed + m, progress)
+                report = run_until_complete(
+                    cfg,
+                    model,
+                    envs,
+                    _explore_tasks(cfg, envs, experts),
+                    it / "explore.jsonl",
+                    cfg.samples_per_instruction,
+                    cfg.explore_temperature,
+                    cfg.seed + m,
+                    progress,
+                )
                 it.mark("explored", episodes=report.n, scores=scores(report), model=str(model))
             if not it.done("paired"):
                 explored = latest_samples(read_trajectories(it / "explore.jsonl"))
@@ -158,8 +166,13 @@ def run_eto(cfg: ETOConfig, *, sources: Mapping[str, EnvSource] | None = None, p
                     it.mark("trained", model=str(model), skipped="no pairs")
                 else:
                     out = run_training("dpo", _dpo_config(cfg, m, model, it), cfg.train_launcher)
-                    it.mark("trained", model=str(out), pairs=sum(1 for _ in read_pairs(it / "pairs.jsonl")),
-                            beta=cfg.beta_for(m), learning_rate=cfg.learning_rate_for(m))
+                    it.mark(
+                        "trained",
+                        model=str(out),
+                        pairs=sum(1 for _ in read_pairs(it / "pairs.jsonl")),
+                        beta=cfg.beta_for(m),
+                        learning_rate=cfg.learning_rate_for(m),
+                    )
             model = it.info("trained")["model"]
             results[m] = evaluate_stage(cfg, envs, it, model, progress)
             results[m]["pairs"] = it.info("paired")["pairs"]
@@ -169,7 +182,9 @@ def run_eto(cfg: ETOConfig, *, sources: Mapping[str, EnvSource] | None = None, p
         close_sources(envs, sources)
 
 
-def _explore_tasks(cfg: ETOConfig, envs: Mapping[str, EnvSource], experts: list[Trajectory]) -> dict[str, list[int]]:
+def _explore_tasks(
+    cfg: ETOConfig, envs: Mapping[str, EnvSource], experts: list[Trajectory]
+) -> dict[str, list[int]]:
     """The explore-split tasks that have an expert trajectory to pair with."""
     with_expert: dict[str, set[int]] = {}
     for t in experts:
@@ -193,8 +208,11 @@ def _train_settings(cfg: ETOConfig) -> dict[str, Any]:
 def _sft_config(cfg: ETOConfig, out: Path) -> BCConfig:
     settings = _train_settings(cfg)
     settings.update(
-        output_dir=str(out), data=list(cfg.expert_data), learning_rate=cfg.sft_learning_rate,
-        num_epochs=cfg.sft_epochs, warmup_ratio=0.03,
+        output_dir=str(out),
+        data=list(cfg.expert_data),
+        learning_rate=cfg.sft_learning_rate,
+        num_epochs=cfg.sft_epochs,
+        warmup_ratio=0.03,
     )
     return BCConfig(**settings)
 
@@ -202,7 +220,10 @@ def _sft_config(cfg: ETOConfig, out: Path) -> BCConfig:
 def _dpo_config(cfg: ETOConfig, m: int, model: str, it: IterationDir) -> DPOConfig:
     settings = _train_settings(cfg)
     settings.update(
-        model=str(model), output_dir=str(it / "model"), pairs=[str(it / "pairs.jsonl")],
-        learning_rate=cfg.learning_rate_for(m), beta=cfg.beta_for(m),
+        model=str(model),
+        output_dir=str(it / "model"),
+        pairs=[str(it / "pairs.jsonl")],
+        learning_rate=cfg.learning_rate_for(m),
+        beta=cfg.beta_for(m),
     )
     return DPOConfig(**settings)

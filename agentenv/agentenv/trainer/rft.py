@@ -29,6 +29,8 @@ class RFTConfig(AgentEvolConfig):
     explore_items: str = "data"
 
 
-def run_rft(cfg: RFTConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True) -> dict[str, Any]:
+def run_rft(
+    cfg: RFTConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True
+) -> dict[str, Any]:
     """Run (or resume) RFT; returns the summary (also in ``<output_dir>/summary.json``)."""
     return evolve(cfg, "rft", sources=sources, progress=progress)

@@ -1,0 +1,51 @@
+"""Run one training stage of an iterative algorithm, in this process or under a launcher.
+
+The AgentEvol / ETO / RFT loops run in one process.  Their training stages can run right there (one GPU,
+or CPU) or, with ``train_launcher``, as a child command such as ``torchrun --nproc_per_node 8`` or
+``accelerate launch --config_file examples/accelerate/zero3.yaml`` that runs
+``python -m agentenv.trainer bc|dpo --config <output_dir>/launch_config.json`` on many GPUs.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from agentenv.trainer.engine import TrainConfig, is_done
+from agentenv.trainer.runs import write_json
+
+
+def launch_command(algorithm: str, config_path: Path, launcher: str) -> list[str]:
+    """The child command: ``<launcher> -m agentenv.trainer <algorithm> --config <file>``."""
+    prefix = shlex.split(launcher) if launcher.strip() else [sys.executable]
+    return prefix + ["-m", "agentenv.trainer", algorithm, "--config", str(config_path)]
+
+
+def run_training(algorithm: str, cfg: TrainConfig, launcher: str = "") -> Path:
+    """Train with ``cfg`` (``algorithm`` is ``bc`` or ``dpo``) and return its output folder.
+
+    A finished output folder is returned as it is; an interrupted one resumes from its latest checkpoint.
+    """
+    out = Path(cfg.output_dir)
+    if is_done(out):
+        return out
+    if not launcher.strip():
+        if algorithm == "bc":
+            from agentenv.trainer.bc import train_bc
+
+            return train_bc(cfg)
+        if algorithm == "dpo":
+            from agentenv.trainer.dpo import train_dpo
+
+            return train_dpo(cfg)
+        raise ValueError(f"unknown training algorithm {algorithm!r}")
+    config_path = out / "launch_config.json"
+    write_json(config_path, cfg.to_json())
+    cmd = launch_command(algorithm, config_path, launcher)
+    print("[agentenv] launching: " + shlex.join(cmd), file=sys.stderr, flush=True)
+    proc = subprocess.run(cmd)
+    if proc.returncode != 0 or not is_done(out):
+        raise RuntimeError(f"training failed (exit status {proc.returncode}): {shlex.join(cmd)}")
+    return out

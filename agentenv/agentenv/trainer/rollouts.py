@@ -1,0 +1,220 @@
+"""How the iterative trainers (AgentEvol, ETO, RFT, Best-of-N) reach environments and run a model on them.
+
+Environments come through :mod:`agentenv.controller`: :class:`~agentenv.controller.sources.RemoteEnv` over
+HTTP (the normal path; URLs from ``--urls`` or the registry's default port) or, with ``local=True``,
+:class:`~agentenv.controller.sources.LocalEnv` running the env class registered under the
+``agentenv.envs`` entry point in this process.  Python callers may also pass ready ``sources`` (any
+:class:`~agentenv.controller.sources.EnvSource`), which is how tests use a toy environment.
+
+Episodes run through :func:`agentenv.controller.evaluate`, so every exploration and evaluation is a
+resumable AgentTraj JSONL file with a report beside it.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentenv.controller.sources import EnvSource
+
+
+@dataclass(kw_only=True)
+class EnvSettings:
+    """Which environments to use and how episodes run on them."""
+
+    #: environment names, e.g. maze wordle babyai
+    envs: list[str] = field(default_factory=list)
+    #: server URLs: NAME=URL for one env (repeat for several servers), a bare URL for every env;
+    #: default: each env's registered port on 127.0.0.1
+    urls: list[str] = field(default_factory=list)
+    #: run the environments in this process (entry point agentenv.envs) instead of over HTTP
+    local: bool = False
+    #: rounds per episode (0: each env's own limit)
+    max_rounds: int = 0
+    #: episodes run at once
+    concurrency: int = 16
+    #: reply length limit during rollouts
+    max_new_tokens: int = 512
+    #: generation batch size of the local model (0: the concurrency)
+    agent_batch_size: int = 0
+
+
+@dataclass(kw_only=True)
+class RolloutSettings(EnvSettings):
+    """Environments, plus the splits an iterative trainer explores and evaluates on."""
+
+    #: split explored for new trajectories
+    explore_split: str = "train"
+    #: explore at most this many tasks per env (0: the whole split)
+    explore_limit: int = 0
+    #: split the model is evaluated on after each iteration
+    eval_split: str = "test"
+    #: evaluate on at most this many tasks per env (0: the whole split)
+    eval_limit: int = 0
+    #: sampling temperature for evaluation (0: greedy)
+    eval_temperature: float = 0.0
+
+
+def open_sources(cfg: EnvSettings, given: Mapping[str, EnvSource] | None = None) -> dict[str, EnvSource]:
+    """One source per env of ``cfg.envs``: ``given`` ones first, else in-process or HTTP per ``cfg.local``."""
+    if not cfg.envs:
+        raise ValueError("no environments: set envs (e.g. --envs maze wordle)")
+    sources: dict[str, EnvSource] = {}
+    missing = [env for env in cfg.envs if not (given and env in given)]
+    if cfg.local and missing:
+        from agentenv.controller.sources import LocalEnv
+        from agentenv.envs.registry import env_class
+
+        sources.update({env: LocalEnv(env_class(env)) for env in missing})
+    elif missing:
+        from agentenv.controller.commands import env_urls
+        from agentenv.controller.sources import RemoteEnv
+
+        urls = (
+            env_urls(missing, list(cfg.urls)) if cfg.urls else {env: [_default_url(env)] for env in missing}
+        )
+        sources.update({env: RemoteEnv(env, env_urls_) for env, env_urls_ in urls.items()})
+    for env in cfg.envs:
+        if given and env in given:
+            sources[env] = given[env]
+    return {env: sources[env] for env in cfg.envs}
+
+
+def close_sources(sources: Mapping[str, EnvSource], given: Mapping[str, EnvSource] | None = None) -> None:
+    """Close the sources this module opened (not the caller's own)."""
+    for env, source in sources.items():
+        if not (given and env in given):
+            source.close()
+
+
+def _default_url(env: str) -> str:
+    from agentenv.envs.registry import default_url
+
+    return default_url(env)
+
+
+def split_indices(source: EnvSource, split: str, limit: int = 0) -> list[int]:
+    """The task indices of ``split`` as the env's ``/info`` lists them (the first ``limit`` when > 0)."""
+    splits = source.info().get("splits") or {}
+    if split not in splits:
+        raise ValueError(f"{source.name}: no split {split!r} (it has: {', '.join(splits) or 'none'})")
+    start, stop = splits[split]
+    indices = list(range(start, stop))
+    return indices[:limit] if limit > 0 else indices
+
+
+def keep_threshold(source: EnvSource, override: float | None = None) -> float | None:
+    """The reward an explored trajectory must exceed to be kept (``None``: the env does not say; use success)."""
+    if override is not None:
+        return override
+    value = source.info().get("keep_threshold")
+    return None if value is None else float(value)
+
+
+def run_model(
+    model_path: str | os.PathLike,
+    cfg: EnvSettings,
+    sources: Mapping[str, EnvSource],
+    tasks: Mapping[str, Sequence[int]],
+    out_path: str | os.PathLike,
+    *,
+    samples_per_task: int = 1,
+    temperature: float = 0.0,
+    seed: int = 0,
+    progress: bool = True,
+):
+    """Run the local model at ``model_path`` (an :class:`~agentenv.controller.hf_agent.HFAgent`) on ``tasks``
+    (env -> indices), ``samples_per_task`` times each; trajectories go to ``out_path`` (resumable).
+
+    Returns the :class:`~agentenv.controller.report.EvalReport`.  The model is freed before returning.
+    """
+    from agentenv.controller.evaluator import EvalTask, evaluate
+    from agentenv.controller.hf_agent import HFAgent
+
+    eval_tasks = [
+        EvalTask(env, getattr(sources[env], "base_urls", []), i)
+        for env, indices in tasks.items()
+        for i in indices
+    ]
+    agent = HFAgent(
+        str(model_path),
+        max_new_tokens=cfg.max_new_tokens,
+        temperature=temperature,
+        seed=seed,
+        batch_size=cfg.agent_batch_size or cfg.concurrency,
+    )
+    try:
+        return evaluate(
+            agent,
+            eval_tasks,
+            out_path,
+            concurrency=cfg.concurrency,
+            max_rounds=cfg.max_rounds or None,
+            temperature=temperature,
+            seed=seed,
+            samples_per_task=samples_per_task,
+            progress=progress,
+            sources=sources,
+        )
+    finally:
+        agent.close()
+        del agent
+        free_memory()
+
+
+def free_memory() -> None:
+    """Return a finished model's memory (GPU included) before the next stage loads another."""
+    gc.collect()
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+    except ImportError:  # pragma: no cover - torch is a training dependency
+        pass
+
+
+def scores(report) -> dict[str, dict[str, Any]]:
+    """``{env: {"n", "score", "success"}}`` from a report (its per-env total rows, and ``"all"``)."""
+    return {
+        row.env: {"n": row.n, "score": row.score, "success": row.success}
+        for row in report.rows
+        if row.task_type == "all"
+    }
+
+
+def run_until_complete(
+    cfg: EnvSettings,
+    model_path: str | os.PathLike,
+    sources: Mapping[str, EnvSource],
+    tasks: Mapping[str, Sequence[int]],
+    out_path: str | os.PathLike,
+    samples_per_task: int,
+    temperature: float,
+    seed: int,
+    progress: bool = True,
+    attempts: int = 3,
+):
+    """:func:`run_model`, run again (it resumes) while episodes end on environment errors; an error if
+    some still fail after ``attempts`` runs."""
+    for _ in range(attempts):
+        report = run_model(
+            model_path,
+            cfg,
+            sources,
+            tasks,
+            out_path,
+            samples_per_task=samples_per_task,
+            temperature=temperature,
+            seed=seed,
+            progress=progress,
+        )
+        if not report.errors:
+            return report
+    raise RuntimeError(
+        f"{report.errors} episode(s) of {out_path} kept failing on environment errors; fix the servers and "
+        "rerun the same command to resume"
+    )

@@ -1,0 +1,160 @@
+"""The folder of an iterative run (AgentEvol, ETO, RFT): one sub-folder per iteration with stage markers.
+
+::
+
+    run_config.json              the run's settings
+    iter_0/ iter_1/ ...          one folder per iteration: data, model, results
+      stages.json                {"explored": {...}, "filtered": {...}, "trained": {...}, "evaluated": {...}}
+    summary.json                 scores per iteration and env
+    curve.png                    success rate per env per iteration
+
+A stage is recorded in ``stages.json`` (written atomically) only once its outputs are complete, so a killed
+run started again with the same settings skips the finished stages and redoes the one it was in; that stage
+resumes on its own (the evaluator skips finished episodes, training continues from its latest checkpoint).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+STAGES_FILE = "stages.json"
+
+#: settings that may change when a run is resumed (where and how fast it runs, not what it computes)
+VOLATILE_SETTINGS = (
+    "iterations",
+    "train_launcher",
+    "deepspeed",
+    "concurrency",
+    "agent_batch_size",
+    "resume",
+    "num_proc",
+    "urls",
+    "local",
+    "save_every",
+    "save_total_limit",
+    "delete_checkpoints_when_done",
+    "log_every",
+    "cpu",
+    "attn_implementation",
+)
+SUMMARY_FILE = "summary.json"
+CURVE_FILE = "curve.png"
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write JSON atomically (temp file + rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+class IterationDir:
+    """``<run>/iter_<m>/`` and its stage markers."""
+
+    def __init__(self, run_dir: str | os.PathLike, iteration: int):
+        self.iteration = iteration
+        self.path = Path(run_dir) / f"iter_{iteration}"
+
+    def __truediv__(self, name: str) -> Path:
+        return self.path / name
+
+    def stages(self) -> dict[str, dict[str, Any]]:
+        p = self.path / STAGES_FILE
+        return json.loads(p.read_text()) if p.exists() else {}
+
+    def done(self, stage: str) -> bool:
+        return stage in self.stages()
+
+    def info(self, stage: str) -> dict[str, Any]:
+        return self.stages().get(stage, {})
+
+    def mark(self, stage: str, **info: Any) -> None:
+        """Record ``stage`` as finished, with what it produced (counts, paths, scores)."""
+        stages = self.stages()
+        stages[stage] = {"finished": time.strftime("%Y-%m-%dT%H:%M:%S"), **info}
+        write_json(self.path / STAGES_FILE, stages)
+
+
+def check_run_config(
+    run_dir: Path, settings: dict[str, Any], volatile: tuple[str, ...] = VOLATILE_SETTINGS
+) -> None:
+    """Save the run's settings, or refuse to resume a run folder that was started with different ones
+    (fields in ``volatile``, such as the number of iterations, may change between invocations)."""
+    path = run_dir / "run_config.json"
+    if path.exists():
+        old = json.loads(path.read_text())
+        changed = sorted(
+            k for k in set(old) | set(settings) if k not in volatile and old.get(k) != settings.get(k)
+        )
+        if changed:
+            raise ValueError(
+                f"{run_dir} holds a run started with other settings ({', '.join(changed)}); "
+                "use a new output_dir, or the same settings to resume it"
+            )
+    write_json(path, settings)
+
+
+def write_summary(
+    run_dir: Path, algorithm: str, iterations: Mapping[int, Mapping[str, Any]]
+) -> dict[str, Any]:
+    """``summary.json`` (``{"algorithm", "iterations": [{"iteration", "model", "scores", ...}]}``) and the curve."""
+    rows = [{"iteration": m, **dict(iterations[m])} for m in sorted(iterations)]
+    summary = {"algorithm": algorithm, "run_dir": str(run_dir), "iterations": rows}
+    write_json(run_dir / SUMMARY_FILE, summary)
+    curve = {
+        m: {env: s["success"] for env, s in (it.get("scores") or {}).items()} for m, it in iterations.items()
+    }
+    if any(curve.values()):
+        plot_curve(curve, run_dir / CURVE_FILE, title=algorithm)
+    return summary
+
+
+def plot_curve(success: Mapping[int, Mapping[str, float]], path: Path, title: str = "") -> Path:
+    """A line per env (and the overall mean, ``all``): success rate (%) against iteration."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, never a display
+    import matplotlib.pyplot as plt
+
+    envs = sorted({env for per_env in success.values() for env in per_env}, key=lambda e: (e == "all", e))
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    for env in envs:
+        points = sorted((m, 100 * per_env[env]) for m, per_env in success.items() if env in per_env)
+        style = {"linestyle": "--", "color": "black"} if env == "all" else {}
+        ax.plot([m for m, _ in points], [s for _, s in points], marker="o", label=env, **style)
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("success rate (%)")
+    ax.set_xticks(sorted(success))
+    ax.set_ylim(-2, 102)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    if title:
+        ax.set_title(title)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def evaluate_stage(
+    cfg, sources, it: IterationDir, model: str | os.PathLike, progress: bool = True
+) -> dict[str, Any]:
+    """The "evaluated" stage of an iteration: ``model`` on every env's ``cfg.eval_split`` (greedy unless
+    ``cfg.eval_temperature``), into ``iter_m/eval.jsonl``; returns ``{"model", "scores"}``."""
+    from agentenv.trainer.rollouts import run_until_complete, scores, split_indices
+
+    if not it.done("evaluated"):
+        tasks = {env: split_indices(src, cfg.eval_split, cfg.eval_limit) for env, src in sources.items()}
+        report = run_until_complete(
+            cfg, model, sources, tasks, it / "eval.jsonl", 1, cfg.eval_temperature, cfg.seed, progress
+        )
+        it.mark("evaluated", scores=scores(report), model=str(model))
+    info = it.info("evaluated")
+    return {"model": info["model"], "scores": info["scores"]}

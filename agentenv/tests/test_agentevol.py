@@ -1,0 +1,425 @@
+"""AgentEvol, ETO, RFT and Best-of-N: the pure filter / merge / pairing / aggregation rules, and whole
+iterations end to end on a toy environment defined here, run in-process with the tiny random Llama."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from agentenv.data.trajectory import Trajectory, read_trajectories
+from agentenv.env import Environment, ExpertAction, StepResult
+from agentenv.trainer.agentevol import (
+    AgentEvolConfig,
+    _explore_tasks,
+    content_key,
+    merge_trajectories,
+    run_agentevol,
+    select_explored,
+)
+from agentenv.trainer.best_of_n import best_of_n
+from agentenv.trainer.eto import ETOConfig, build_pairs, run_eto
+from agentenv.trainer.rft import RFTConfig
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Tiny models train faster on one thread, and the test machine's cores are shared."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+# --- a toy environment (the trainer core never imports an env package) ----------------------------------
+
+WINNING_ACTION = "press the blue button 7"
+
+
+class ToyEnv(Environment):
+    """Even tasks are won by any action; odd ones only by the expert's action (which a random model never
+    writes).  One round is enough; an episode ends after two."""
+
+    name = "toy"
+    splits = {"train": range(0, 6), "test": range(100, 104)}
+    max_rounds = 2
+    instruction = "You are in a toy world. Answer with Thought: and Action: lines."
+    blocking = False
+
+    def reset(self, data_idx: int) -> str:
+        self.idx, self.rounds, self.score = data_idx, 0, 0.0
+        return f"Task {data_idx}. Available actions: {WINNING_ACTION}, wait"
+
+    def step(self, action: str) -> StepResult:
+        self.rounds += 1
+        won = self.idx % 2 == 0 or action.strip() == WINNING_ACTION
+        self.score = 1.0 if won else 0.0
+        observation = "You won." if won else "Nothing happens."
+        return StepResult(observation, reward=self.score, done=won or self.rounds >= 2, score=self.score)
+
+    def observation(self) -> str:
+        return f"Task {self.idx}."
+
+    def expert_action(self) -> ExpertAction:
+        return ExpertAction("The button wins.", WINNING_ACTION)
+
+
+def toy_sources():
+    from agentenv.controller.sources import LocalEnv
+
+    return {"toy": LocalEnv(ToyEnv)}
+
+
+# --- filter and merge --------------------------------------------------------------------------------------
+
+
+def traj(
+    env: str, idx: int, reward: float, action: str = "go", sample: int = 0, success: bool = False
+) -> Trajectory:
+    t = Trajectory.start(env, idx, "instruction", reward=reward, success=success, meta={"sample": sample})
+    t.add_observation(f"task {idx}")
+    t.add_reply(f"Thought:\nok\n\nAction:\n{action}")
+    return t
+
+
+def test_filter_keeps_exactly_the_trajectories_above_threshold_once():
+    thresholds = {"toy": 0.99, "sciworld": 99.0, "other": None}
+    explored = [
+        traj("toy", 0, 1.0, "a", sample=0),
+        traj("toy", 0, 1.0, "a", sample=1),  # same text as sample 0: kept once
+        traj("toy", 0, 1.0, "b", sample=2),  # a distinct success of the same task
+        traj("toy", 1, 0.99, "a"),  # not above the threshold
+        traj("toy", 2, 0.5, "a"),
+        traj("sciworld", 3, 100.0),
+        traj("sciworld", 4, 99.0),  # SciWorld keeps > 99 only
+        traj("sciworld", 5, 99.5),
+        traj("other", 7, 0.0, success=True),  # no threshold from the env: its success decides
+        traj("other", 8, 1.0, success=False),
+    ]
+    random.Random(0).shuffle(explored)  # finish order does not matter
+    kept = select_explored(explored, thresholds)
+    assert [(t.item_id, t.meta["sample"]) for t in kept] == [
+        ("other_7", 0),
+        ("sciworld_3", 0),
+        ("sciworld_5", 0),
+        ("toy_0", 0),
+        ("toy_0", 2),
+    ]
+    assert len({content_key(t) for t in kept}) == len(kept)
+
+    best = select_explored(explored, thresholds, per_item="best")
+    assert [(t.item_id, t.meta["sample"]) for t in best] == [
+        ("other_7", 0),
+        ("sciworld_3", 0),
+        ("sciworld_5", 0),
+        ("toy_0", 0),
+    ]
+    capped = select_explored(explored, thresholds, max_per_item=1)
+    assert [t.item_id for t in capped].count("toy_0") == 1
+    one_threshold = select_explored(explored, 0.99)  # one value for every env
+    assert [t.item_id for t in one_threshold] == [
+        "other_8",
+        "sciworld_3",
+        "sciworld_4",
+        "sciworld_5",
+        "toy_0",
+        "toy_0",
+    ]
+    with pytest.raises(ValueError):
+        select_explored(explored, thresholds, per_item="all")
+
+
+def test_filter_and_merge_on_random_data_never_duplicate():
+    rng = random.Random(1)
+    explored = [
+        traj(
+            "toy",
+            rng.randrange(10),
+            rng.choice([0.0, 0.5, 0.99, 1.0]),
+            rng.choice("abc"),
+            sample=rng.randrange(4),
+        )
+        for _ in range(300)
+    ]
+    kept = select_explored(explored, {"toy": 0.99})
+    assert all(t.reward > 0.99 for t in kept)
+    above = {content_key(t) for t in explored if t.reward > 0.99}
+    assert sorted(map(content_key, kept)) == sorted(above)  # every distinct success, exactly once
+
+    initial = [traj("toy", i, 1.0, "expert") for i in range(10)]
+    merged = merge_trajectories(initial + initial[:3], kept + initial[:2])
+    keys = [content_key(t) for t in merged]
+    assert len(keys) == len(set(keys)) == 10 + len(kept)
+    assert merged[:10] == initial  # the initial set first, in order
+
+
+def test_rft_defaults_and_bc_instruction_set():
+    cfg = RFTConfig(model="m", output_dir="o", data=["d"], envs=["toy"])
+    assert (cfg.iterations, cfg.samples_per_instruction, cfg.explore_items, cfg.per_item) == (
+        1,
+        4,
+        "data",
+        "distinct",
+    )
+    initial = [traj("toy", 1, 1.0), traj("toy", 4, 1.0), traj("other", 2, 1.0)]
+    assert _explore_tasks(cfg, toy_sources(), initial) == {"toy": [1, 4]}  # only the BC set's instructions
+    evol = AgentEvolConfig(model="m", output_dir="o", data=["d"], envs=["toy"], explore_limit=5)
+    assert _explore_tasks(evol, toy_sources(), initial) == {"toy": [0, 1, 2, 3, 4]}  # the wider split
+
+
+# --- ETO pairs and Best-of-N --------------------------------------------------------------------------------
+
+
+def test_eto_pairs_each_failure_with_its_expert():
+    experts = [traj("toy", 1, 0.5, "weak"), traj("toy", 1, 1.0, "expert"), traj("toy", 2, 1.0, "expert")]
+    explored = [
+        traj("toy", 1, 0.0, "wrong"),
+        traj("toy", 1, 0.0, "wrong", sample=1),  # same text: one pair
+        traj("toy", 2, 1.0, "other"),  # a tie: no pair
+        traj("toy", 3, 0.0, "wrong"),  # no expert trajectory
+    ]
+    pairs = build_pairs(experts, explored)
+    assert len(pairs) == 1
+    (pair,) = pairs
+    assert pair.item_id == "toy_1" and pair.chosen_reward == 1.0 and pair.rejected_reward == 0.0
+    assert "expert" in pair.chosen[-1].value and "wrong" in pair.rejected[-1].value
+
+
+def test_best_of_n_counts_a_task_when_any_sample_succeeds():
+    episodes = [
+        traj("toy", 0, 0.0, sample=0),
+        traj("toy", 0, 1.0, sample=1, success=True),
+        traj("toy", 1, 0.0, sample=0),
+        traj("toy", 1, 0.5, sample=1),
+        traj("sciworld", 2, 100.0, success=True),
+        traj("sciworld", 2, 30.0, sample=1),
+    ]
+    rows = {r.env: r for r in best_of_n(episodes, {"toy": (0, 1), "sciworld": (0, 100)})}
+    assert rows["toy"].tasks == 2 and rows["toy"].samples == 4
+    assert rows["toy"].sample_success == 0.25 and rows["toy"].best_of_n_success == 0.5
+    assert rows["toy"].best_of_n_score == pytest.approx(0.75)
+    assert rows["sciworld"].best_of_n_score == 1.0
+    assert rows["all"].tasks == 3 and rows["all"].best_of_n_success == pytest.approx(2 / 3)
+
+
+# --- end to end -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def base_model(tmp_path_factory) -> Path:
+    from agentenv.testing import tiny_llama
+
+    return tiny_llama(tmp_path_factory.mktemp("tiny") / "model")
+
+
+@pytest.fixture(scope="module")
+def expert_data(tmp_path_factory) -> Path:
+    """Expert trajectories of train tasks 0 and 1, collected through the controller."""
+    from agentenv.controller import collect
+
+    path = tmp_path_factory.mktemp("data") / "toy_expert.jsonl"
+    report = collect("toy", [], [0, 1], path, progress=False, sources=toy_sources())
+    assert report.row("toy").success == 1.0
+    return path
+
+
+def small_training(**overrides) -> dict:
+    settings = dict(
+        max_steps=2,
+        batch_size=2,
+        learning_rate=1e-3,
+        warmup_ratio=0.0,
+        max_length=512,
+        seed=0,
+        max_new_tokens=6,
+        concurrency=8,
+    )
+    return settings | overrides
+
+
+@pytest.mark.slow
+def test_one_agentevol_iteration_end_to_end_and_resume(base_model, expert_data, tmp_path):
+    run = tmp_path / "evol"
+    cfg = AgentEvolConfig(
+        model=str(base_model),
+        output_dir=str(run),
+        data=[str(expert_data)],
+        envs=["toy"],
+        iterations=1,
+        samples_per_instruction=2,
+        explore_temperature=1.0,
+        **small_training(),
+    )
+    summary = run_agentevol(cfg, sources=toy_sources(), progress=False)
+
+    assert [it["iteration"] for it in summary["iterations"]] == [0, 1]
+    it1 = run / "iter_1"
+    assert set(json.loads((it1 / "stages.json").read_text())) == {
+        "explored",
+        "filtered",
+        "trained",
+        "evaluated",
+    }
+    explored = list(read_trajectories(it1 / "explore.jsonl"))
+    assert sorted((t.data_idx, t.meta["sample"]) for t in explored) == [
+        (i, k) for i in range(6) for k in range(2)
+    ]
+    kept = list(read_trajectories(it1 / "kept.jsonl"))
+    # exactly the explored successes (reward > 0.99), each distinct text once; every even task is won
+    assert {content_key(t) for t in kept} == {content_key(t) for t in explored if t.reward > 0.99}
+    assert len(kept) == len({content_key(t) for t in kept})
+    assert {t.data_idx for t in kept} >= {0, 2, 4}
+    train = list(read_trajectories(it1 / "train.jsonl"))
+    initial = list(read_trajectories(expert_data))
+    assert [content_key(t) for t in train] == [content_key(t) for t in initial] + [
+        content_key(t) for t in kept
+    ]
+
+    # the new agent was trained from the base model on that set, saved in HF format, and evaluated
+    bc_config = json.loads((it1 / "model" / "train_config.json").read_text())
+    assert bc_config["model"] == str(base_model) and bc_config["data"] == [str(it1 / "train.jsonl")]
+    assert (it1 / "model" / "model.safetensors").exists()
+    scores = summary["iterations"][1]["scores"]
+    assert scores["toy"]["n"] == 4 and scores["toy"]["success"] >= 0.5  # test tasks 100 and 102 are even
+    assert (run / "curve.png").stat().st_size > 1000 and (run / "summary.json").exists()
+
+    # killed while exploring: finished episodes are kept, the rest rerun, later stages redone
+    lines = (it1 / "explore.jsonl").read_text().splitlines(keepends=True)
+    (it1 / "explore.jsonl").write_text("".join(lines[:5]))
+    stages = json.loads((it1 / "stages.json").read_text())
+    (it1 / "stages.json").write_text(json.dumps({}))
+    assert stages
+    import shutil
+
+    shutil.rmtree(it1 / "model")
+    (it1 / "eval.jsonl").unlink()
+    model0_stamp = (run / "iter_0" / "model" / "model.safetensors").stat().st_mtime_ns
+    summary = run_agentevol(cfg, sources=toy_sources(), progress=False)
+    assert (it1 / "explore.jsonl").read_text().splitlines(keepends=True)[:5] == lines[:5]
+    assert len(list(read_trajectories(it1 / "explore.jsonl"))) == 12
+    assert (
+        run / "iter_0" / "model" / "model.safetensors"
+    ).stat().st_mtime_ns == model0_stamp  # not retrained
+    assert summary["iterations"][1]["scores"]["toy"]["n"] == 4
+
+    with pytest.raises(ValueError, match="other settings"):
+        run_agentevol(AgentEvolConfig(**(cfg.to_json() | {"merge": "previous"})), sources=toy_sources())
+
+
+@pytest.mark.slow
+def test_one_eto_iteration_end_to_end(base_model, expert_data, tmp_path):
+    from agentenv.trainer.dpo import read_pairs
+    from agentenv.trainer.engine import read_log
+
+    run = tmp_path / "eto"
+    cfg = ETOConfig(
+        model=str(base_model),
+        output_dir=str(run),
+        expert_data=[str(expert_data)],
+        envs=["toy"],
+        iterations=1,
+        iteration_learning_rates=[1e-3],
+        eval_limit=2,
+        **small_training(batch_size=1),
+    )
+    summary = run_eto(cfg, sources=toy_sources(), progress=False)
+    it1 = run / "iter_1"
+    explored = list(read_trajectories(it1 / "explore.jsonl"))
+    assert sorted(t.item_id for t in explored) == ["toy_0", "toy_1"]  # the tasks with an expert trajectory
+    pairs = list(read_pairs(it1 / "pairs.jsonl"))
+    # toy_0 is won by any action (a tie with the expert: no pair); the random model fails toy_1
+    assert [p.item_id for p in pairs] == ["toy_1"]
+    assert pairs[0].chosen[-1].value.endswith(WINNING_ACTION) and pairs[0].rejected[-1].role == "gpt"
+    log = read_log(it1 / "model")
+    assert len(log) == 2 and log[0]["loss"] == pytest.approx(
+        0.6931, abs=1e-3
+    )  # policy == reference at step 1
+    assert summary["iterations"][1]["pairs"] == 1 and summary["iterations"][1]["scores"]["toy"]["n"] == 2
+    assert (it1 / "model" / "model.safetensors").exists()
+
+
+def test_best_of_n_run_with_a_local_model(base_model, tmp_path):
+    from agentenv.trainer.best_of_n import BestOfNConfig, run_best_of_n
+
+    cfg = BestOfNConfig(
+        agent=f"hf:{base_model}",
+        out=str(tmp_path / "bon.jsonl"),
+        envs=["toy"],
+        n=3,
+        temperature=1.0,
+        max_new_tokens=6,
+    )
+    summary = run_best_of_n(cfg, sources=toy_sources(), progress=False)
+    (toy, total) = summary["rows"]
+    # test tasks 100 and 102 are won by any reply; the random model never writes the winning action
+    assert toy["env"] == "toy" and toy["tasks"] == 4 and toy["samples"] == 12
+    assert toy["best_of_n_success"] == 0.5 and toy["sample_success"] == 0.5 and total["env"] == "all"
+    assert json.loads((tmp_path / "bon.best_of_n.json").read_text())["n"] == 3
+
+
+def test_cli_flags_build_the_configs(tmp_path):
+    import argparse
+
+    from agentenv.trainer.commands import add_commands
+    from agentenv.trainer.config_args import dataclass_from_args
+
+    parser = argparse.ArgumentParser()
+    add_commands(parser.add_subparsers(dest="command"))
+    (tmp_path / "evol.json").write_text(json.dumps({"model": "base", "iterations": 2, "envs": ["maze"]}))
+    args = parser.parse_args(
+        [
+            "train",
+            "evol",
+            "--config",
+            str(tmp_path / "evol.json"),
+            "--output-dir",
+            "runs/x",
+            "--data",
+            "a.jsonl",
+            "b.json",
+            "--envs",
+            "maze",
+            "wordle",
+            "--keep-threshold",
+            "0.5",
+            "--merge",
+            "previous",
+            "--no-resume",
+            "--train-launcher",
+            "torchrun --nproc_per_node 8",
+        ]
+    )
+    cfg = dataclass_from_args(AgentEvolConfig, args)
+    assert (cfg.model, cfg.iterations, cfg.envs, cfg.data) == (
+        "base",
+        2,
+        ["maze", "wordle"],
+        ["a.jsonl", "b.json"],
+    )
+    assert (cfg.keep_threshold, cfg.merge, cfg.resume) == (0.5, "previous", False)
+    for command in (
+        ["train", "eto", "--help"],
+        ["train", "rft", "--help"],
+        ["train", "dpo", "--help"],
+        ["best-of-n", "--help"],
+    ):
+        with pytest.raises(SystemExit) as exit_info:
+            parser.parse_args(command)
+        assert exit_info.value.code == 0
+
+    from agentenv.trainer.launch import launch_command
+
+    assert launch_command("bc", Path("c.json"), "torchrun --nproc_per_node 8") == [
+        "torchrun",
+        "--nproc_per_node",
+        "8",
+        "-m",
+        "agentenv.trainer",
+        "bc",
+        "--config",
+        "c.json",
+    ]

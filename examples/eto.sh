@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# ETO on env servers: the BC agent explores the train split, each failure is paired with the expert
+# trajectory of the same instruction, and DPO (agent turns only, frozen reference) learns from the pairs.
+#
+#   bash examples/train_bc_7b_8gpu.sh /models/Llama-2-7b-chat-hf data/agenttraj runs/bc-7b   # the SFT agent
+#   bash examples/eto.sh                         # settings from examples/configs/eto_7b.json
+#
+# DPO alone on a pair file:  torchrun --nproc_per_node 8 -m agentenv.trainer dpo --model runs/bc-7b \
+#     --pairs pairs.jsonl --output-dir runs/dpo --deepspeed examples/deepspeed/zero3.json
+set -euo pipefail
+cd "$(dirname "$0")/.."
+agentenv up sciworld &
+SERVERS=$!
+trap 'kill $SERVERS' EXIT
+until curl -sf "http://127.0.0.1:36004/health" >/dev/null; do sleep 2; done
+agentenv train eto --config examples/configs/eto_7b.json "$@"
