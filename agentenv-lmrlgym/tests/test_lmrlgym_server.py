@@ -5,9 +5,10 @@ from importlib.metadata import entry_points
 
 import httpx
 import pytest
-from agentenv.server.testing import running_server
 from agentenv_lmrlgym import MazeEnv, WordleEnv
 from agentenv_lmrlgym.server import app
+
+from agentenv.server.testing import running_server
 
 
 @pytest.fixture(scope="module")

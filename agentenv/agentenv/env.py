@@ -110,7 +110,7 @@ class Environment(ABC):
         """Extra fields AgentGym's responses carry for this env (e.g. SciWorld's ``task_name``)."""
         return {}
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook, a no-op for envs holding nothing
         """Free everything the env holds (threads, subprocesses, browsers)."""
 
     # --- helpers ----------------------------------------------------------------------------------

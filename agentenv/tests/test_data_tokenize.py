@@ -92,7 +92,7 @@ def test_labels_cover_exactly_the_loss_true_turns(case):
     assert enc is not None and len(enc.input_ids) == len(enc.labels)
 
     # every trained token is the token itself; everything else is masked
-    assert all(label in (token, IGNORE_INDEX) for token, label in zip(enc.input_ids, enc.labels))
+    assert all(label in (token, IGNORE_INDEX) for token, label in zip(enc.input_ids, enc.labels, strict=True))
     expected = [t.value for t in turns if t.trains()]
     assert len(expected) == 2  # the "Ok." and the loss=False reply are not trained; loss=None gpt is
     # the text under each run of trained tokens is exactly a trained turn plus its end-of-turn marker
@@ -109,7 +109,7 @@ def test_headers_and_observations_are_masked():
     tok = tiny_tokenizer()
     set_chat_template(tok, "chatml")
     enc = encode_conversation(tok, conversation())
-    masked_text = tok.decode([t for t, label in zip(enc.input_ids, enc.labels) if label == IGNORE_INDEX])
+    masked_text = tok.decode([t for t, label in zip(enc.input_ids, enc.labels, strict=True) if label == IGNORE_INDEX])
     assert masked_text.count("<|im_start|>assistant\n") == 3  # "Ok." + two trained replies' headers
     assert "Your position is 3, 4." in masked_text and "move toward" not in masked_text
 

@@ -23,6 +23,7 @@ from agentenv.trainer.dpo import (
 )
 from agentenv.trainer.engine import read_log
 
+
 @pytest.fixture(autouse=True, scope="module")
 def one_torch_thread():
     """Tiny models train faster on one thread, and the test machine's cores are shared."""

@@ -104,7 +104,7 @@ def test_resume_gives_the_same_next_losses(base_model, data, tmp_path):
 
     resumed = read_log(killed)
     assert [line["step"] for line in resumed] == [1, 2, 3, 4]
-    for a, b in zip(resumed[2:], uninterrupted[2:]):
+    for a, b in zip(resumed[2:], uninterrupted[2:], strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-6, abs=1e-7)
         assert a["lr"] == pytest.approx(b["lr"])
     assert not (killed / CHECKPOINTS).exists()  # deleted once the final model is saved
@@ -115,7 +115,7 @@ def test_gradient_accumulation_matches_a_big_batch(base_model, data, tmp_path):
     accumulated = read_log(
         train_bc(config(base_model, data, tmp_path / "acc", max_steps=2, batch_size=2, gradient_accumulation_steps=2))
     )
-    for a, b in zip(big, accumulated):
+    for a, b in zip(big, accumulated, strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-5)
 
 
@@ -150,5 +150,5 @@ def test_two_process_gloo_run_under_torchrun(base_model, data, tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     two = read_log(out)
     assert [line["step"] for line in two] == [1, 2] and is_done(out)
-    for a, b in zip(two, single):
+    for a, b in zip(two, single, strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-4)

@@ -243,8 +243,8 @@ def tokenize_dataset(dataset, tokenizer, max_length: int | None = None, num_proc
     dropped_turns = tokenized["dropped_turns"]
     stats.kept = sum(keep)
     stats.dropped = stats.conversations - stats.kept
-    stats.truncated = sum(1 for k, d in zip(keep, dropped_turns) if k and d)
-    stats.dropped_turns = sum(d for k, d in zip(keep, dropped_turns) if k)
+    stats.truncated = sum(1 for k, d in zip(keep, dropped_turns, strict=True) if k and d)
+    stats.dropped_turns = sum(d for k, d in zip(keep, dropped_turns, strict=True) if k)
     tokenized = tokenized.filter(lambda k: k, input_columns="keep").remove_columns(["keep", "dropped_turns"])
     for labels in tokenized["labels"]:
         stats.tokens += len(labels)
