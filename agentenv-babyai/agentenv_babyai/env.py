@@ -1,0 +1,330 @@
+"""BabyAI as text: minigrid's BabyAI levels, described in words, played with high-level actions.
+
+Each observation names what the agent sees (objects and doors relative to it, the nearest wall in
+three directions, what it carries) and lists the actions available now.  High-level actions
+(``go to``, ``pick up``, ``go through``, ``toggle and go through``) run as several minigrid steps along a
+path planned over the cells seen so far.  Reward and score are minigrid's: ``1 - 0.9 * steps /
+max_steps`` when the mission is completed, else 0.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar, Literal
+
+import gymnasium as gym
+import minigrid  # noqa: F401  (registers the BabyAI-* ids)
+import numpy as np
+from minigrid.core.actions import Actions
+
+from agentenv.env import Environment, ExpertAction, StepResult
+
+from .levels import level_of, short_name
+from .render import png_bytes
+from .world import FORWARD_IF_FREE, PICKABLE, View, facing, passable, plan_path, scan, standing_on
+
+INSTRUCTION = """\
+You are an exploration master who wants to finish every goal you are given. Every round I will give \
+you an observation, and you have to respond with an action and your thought based on the observation \
+to finish the given task. You are placed in a room and you need to accomplish the given goal with \
+actions.
+
+You can use the following actions:
+- turn right
+- turn left
+- move forward
+- go to <obj> <id>
+- pick up <obj> <id>
+- go through <door> <id>: <door> must be an open door.
+- toggle and go through <door> <id>: <door> can be a closed door or a locked door. If you want to open \
+a locked door, you need to carry a key that is of the same color as the locked door.
+- toggle: there is a closed or locked door right in front of you and you can toggle it.
+- drop: drop the object you carry in the cell right in front of you.
+- check available actions
+
+Objects are named by colour, type and a number, e.g. "red ball 1" or "blue door 2"; the available \
+actions are listed in every observation.
+Reply strictly in this format:
+"Thought:
+your thoughts.
+
+Action:
+your next action\""""
+
+_SPACES = re.compile(r"\s+")
+_NAMED = re.compile(
+    r"^(go to|pick up|go through|toggle and go through) (?:the |a )?([a-z]+) (?:(?:open|closed|locked) )?"
+    r"([a-z]+)(?: (\d+))?$"
+)
+
+
+def normalise_action(text: str) -> str:
+    """Lower-case, single spaces, no quotes / brackets / final full stop; AgentGym's ``pickup X`` and
+    door names with a state (``red closed door 1``) become this env's spelling."""
+    text = _SPACES.sub(" ", (text or "").lower().strip().strip("\"'`[]").strip().rstrip(".").strip())
+    text = re.sub(r"^pickup\b", "pick up", text)
+    match = _NAMED.match(text)
+    if match:
+        verb, color, type_, number = match.groups()
+        text = f"{verb} {color} {type_} {number or 1}"
+    return text
+
+
+class BabyAIEnv(Environment):
+    """One BabyAI episode at a time (a minigrid env made once per level, re-seeded on reset)."""
+
+    name: ClassVar[str] = "babyai"
+    version: ClassVar[str] = "0.1.0"
+    #: test: the first 400 tasks (10 seeds of every level); train: the next 20,000 (seeds 10..509)
+    splits: ClassVar[dict[str, range]] = {"test": range(0, 400), "train": range(400, 20400)}
+    reward_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    #: minigrid pays ``1 - 0.9 * steps / max_steps`` (at least 0.1) for a completed mission and 0
+    #: otherwise, so any score above 0.05 is a success
+    success_score: ClassVar[float] = 0.05
+    #: AgentEvol keeps BabyAI trajectories with reward > 0 (AgentGym's setting)
+    keep_threshold: ClassVar[float] = 0.0
+    max_rounds: ClassVar[int] = 20  # AgentGym's evaluation setting
+    instruction: ClassVar[str] = INSTRUCTION
+    wire_family: ClassVar[Literal["id", "env_idx"]] = "id"
+    reset_index_field: ClassVar[str] = "data_idx"
+    queries: ClassVar[dict[str, str]] = {"render": "render_png"}
+
+    def __init__(self) -> None:
+        self._envs: dict[str, gym.Env] = {}
+        self.env = None  # the unwrapped minigrid env of the current task
+        self.level = ""
+        self.data_idx: int | None = None
+        self.seen = np.zeros((0, 0), dtype=bool)
+        self.view: View | None = None
+        self.actions: dict[str, list[int]] = {}
+        self.mission = ""
+        self.done = False
+        self.score = 0.0
+        self.steps = 0
+        self._observation = ""
+        self._expert = None
+
+    # --- tasks ------------------------------------------------------------------------------------
+    def reset(self, data_idx: int) -> str:
+        level, seed = level_of(data_idx)
+        if level not in self._envs:
+            self._envs[level] = gym.make(level)
+        wrapped = self._envs[level]
+        wrapped.reset(seed=seed)
+        self.env = wrapped.unwrapped
+        self.level, self.data_idx = level, data_idx
+        self.seen = np.zeros((self.env.width, self.env.height), dtype=bool)
+        self.mission = self.env.mission
+        self.done, self.score, self.steps = False, 0.0, 0
+        self._expert = None
+        self._look()
+        self._observation = f"Your goal: {self.mission}\n{self._describe()}"
+        return self._observation
+
+    # --- acting -------------------------------------------------------------------------------------
+    def step(self, action: str) -> StepResult:
+        if self.env is None:
+            return StepResult("No task yet: reset first.", 0.0, False, 0.0)
+        if self.done:
+            return StepResult("The episode is over: reset to start a new task.", 0.0, True, self.score)
+        self.steps += 1
+        command = normalise_action(action)
+        valid = command in self.actions
+        reward = 0.0
+        if command == "check available actions":
+            text = "You can take the following actions: " + ", ".join(self.actions) + "."
+        elif command in self.actions:
+            reward, terminated, truncated = self._run(self.actions[command])
+            text = self._result(command)
+            if terminated or truncated:
+                self.done = True
+                self.score = reward
+                if reward > 0:
+                    text += " The task is completed."
+                elif truncated:
+                    text += " You ran out of steps: the task failed."
+                else:
+                    text += " The task failed."
+        else:
+            text = "Invalid action: " + self._why_not(command, action)
+        self._observation = f"{text}\n{self._describe()}"
+        info = {"action_is_valid": valid,
+                "minigrid_steps": int(self.env.step_count)}
+        return StepResult(self._observation, reward, self.done, self.score, info)
+
+    def _run(self, plan: list[int]) -> tuple[float, bool, bool]:
+        reward, terminated, truncated = 0.0, False, False
+        for low in plan:
+            if low == FORWARD_IF_FREE:
+                if not passable(self.env.grid.get(*self.env.front_pos)):
+                    break
+                low = Actions.forward
+            _, r, terminated, truncated, _ = self.env.step(low)
+            reward += float(r)
+            scan(self.env, self.seen)  # every cell passed on the way counts as seen
+            if terminated or truncated:
+                break
+        self._look()
+        return reward, terminated, truncated
+
+    def _result(self, command: str) -> str:
+        if command.startswith(("turn", "move")):
+            return f"You {command.replace('move', 'moved').replace('turn', 'turned')}."
+        if command == "toggle":
+            return "You toggled what is in front of you."
+        if command == "drop":
+            return "You dropped what you were carrying."
+        if command.startswith("pick up"):
+            return f"You picked up the {command.removeprefix('pick up ').rsplit(' ', 1)[0]}."
+        if command.startswith("go to"):
+            return f"You went to the {command.removeprefix('go to ')}."
+        return f"You {command.replace('go through', 'went through').replace('toggle and', 'toggled and')}."
+
+    def _why_not(self, command: str, raw: str) -> str:
+        match = _NAMED.match(command)
+        if not command:
+            return "the action is empty. Choose one of the available actions."
+        if not match:
+            return f'"{raw.strip()[:80]}" is not an action here. Choose one of the available actions.'
+        verb, color, type_, number = match.groups()
+        thing = self.view.find(color, type_, int(number or 1)) if self.view else None
+        if thing is None:
+            return f"you cannot see a {color} {type_} {number or 1}. Choose one of the available actions."
+        carrying = self.env.carrying
+        if verb == "pick up" and thing.type not in PICKABLE:
+            return f"you cannot pick up the {thing.name}."
+        if verb == "pick up" and carrying is not None:
+            return f"you cannot pick up the {thing.name}: you are already carrying a {carrying.color} {carrying.type}; drop it first."
+        if verb.startswith(("go through", "toggle")) and thing.type != "door":
+            return f"the {thing.name} is not a door."
+        if verb == "go through" and thing.state != "open":
+            return f"the {thing.name} is {thing.state}; toggle it first (toggle and go through)."
+        if verb == "toggle and go through" and thing.state == "open":
+            return f"the {thing.name} is already open; go through it."
+        if verb == "toggle and go through" and thing.state == "locked":
+            return f"the {thing.name} is locked; you need to carry a {thing.color} key."
+        if verb == "go to" and self.actions.get(command) is None and thing.ahead == 1 and not thing.right:
+            return f"you are already facing the {thing.name}."
+        return f"there is no path you know to the {thing.name}. Explore first."
+
+    # --- views --------------------------------------------------------------------------------------
+    def _look(self) -> None:
+        """Refresh the view and the actions available from it."""
+        env = self.env
+        self.view = view = scan(env, self.seen)
+        actions: dict[str, list[int]] = {"turn left": [Actions.left], "turn right": [Actions.right]}
+        front = env.grid.get(*env.front_pos)
+        if passable(front):
+            actions["move forward"] = [Actions.forward]
+        carrying = env.carrying
+        for thing in view.things:
+            to_face = plan_path(env, self.seen, facing(thing.pos))
+            if to_face is None:
+                continue
+            if to_face:
+                actions[f"go to {thing.name}"] = to_face
+            if thing.type in PICKABLE and carrying is None:
+                actions[f"pick up {thing.name}"] = to_face + [Actions.pickup]
+            if thing.type != "door":
+                continue
+            if thing.state == "open":
+                onto = plan_path(env, self.seen, standing_on(thing.pos))
+                if onto is not None:
+                    actions[f"go through {thing.name}"] = onto + [FORWARD_IF_FREE]
+            elif thing.state == "closed" or (
+                carrying is not None and carrying.type == "key" and carrying.color == thing.color
+            ):
+                actions[f"toggle and go through {thing.name}"] = to_face + [
+                    Actions.toggle, FORWARD_IF_FREE, FORWARD_IF_FREE]
+        if front is not None and (
+            front.type == "box"
+            or (front.type == "door" and (not front.is_locked or (
+                carrying is not None and carrying.type == "key" and carrying.color == front.color)))
+        ):
+            actions["toggle"] = [Actions.toggle]
+        if carrying is not None and front is None:
+            actions["drop"] = [Actions.drop]
+        actions["check available actions"] = []
+        self.actions = actions
+
+    def _describe(self) -> str:
+        view, env = self.view, self.env
+        lines = []
+        if view.things:
+            seen = []
+            for t in view.things:
+                state = f" ({t.state})" if t.state else ""
+                seen.append(f"a {t.name}{state}, {t.where()}")
+            lines.append("You see " + "; ".join(seen) + ".")
+        else:
+            lines.append("You see no objects.")
+        if view.walls:
+            parts = []
+            for side in ("ahead", "left", "right"):
+                if side in view.walls:
+                    where = "ahead" if side == "ahead" else f"to your {side}"
+                    parts.append(f"a {view.blockers[side]} {_n(view.walls[side])} {where}")
+            lines.append("There is " + ", ".join(parts) + ".")
+        carrying = env.carrying
+        lines.append(f"You are carrying a {carrying.color} {carrying.type}." if carrying
+                     else "You are not carrying anything.")
+        lines.append("Available actions: [" + ", ".join(f'"{a}"' for a in self.actions) + "]")
+        return "\n".join(lines)
+
+    def observation(self) -> str:
+        return self._observation
+
+    def available_actions(self) -> list[str]:
+        return list(self.actions)
+
+    def expert_action(self) -> ExpertAction:
+        from .expert import Expert
+
+        if self.env is None or self.done:
+            return ExpertAction("The episode is over; there is nothing left to do.", "check available actions")
+        if self._expert is None:
+            self._expert = Expert(self)
+        return self._expert.next_action()
+
+    def task_type(self) -> str:
+        return short_name(self.level) if self.level else self.name
+
+    def detail(self) -> dict[str, Any]:
+        env = self.env
+        return {
+            "task_type": self.task_type(),
+            "data_idx": self.data_idx,
+            "level": self.level,
+            "seed": level_of(self.data_idx)[1] if self.data_idx is not None else None,
+            "mission": self.mission,
+            "agent_pos": [int(v) for v in env.agent_pos] if env else None,
+            "agent_dir": int(env.agent_dir) if env else None,
+            "carrying": f"{env.carrying.color} {env.carrying.type}" if env and env.carrying else None,
+            "minigrid_steps": int(env.step_count) if env else 0,
+            "max_minigrid_steps": int(env.max_steps) if env else 0,
+            "steps": self.steps,
+            "observation": self._observation,
+            "done": self.done,
+            "reward": self.score,
+            "score": self.score,
+            "deleted": False,
+        }
+
+    def wire_extras(self, kind: Literal["create", "reset", "step"]) -> dict[str, Any]:
+        return {"deleted": False} if kind in ("create", "reset") else {}
+
+    def render_png(self) -> bytes:
+        """The whole grid as a PNG image (agent's view highlighted)."""
+        if self.env is None:
+            raise RuntimeError("reset first")
+        return png_bytes(self.env.get_frame(highlight=True, tile_size=16))
+
+    def close(self) -> None:
+        for wrapped in self._envs.values():
+            wrapped.close()
+        self._envs.clear()
+        self.env = None
+
+
+def _n(distance: int) -> str:
+    return "1 step" if distance == 1 else f"{distance} steps"

@@ -1,0 +1,79 @@
+"""BabyAI latency, memory and expert success (in-process).
+
+    python agentenv-babyai/benchmarks/latency.py [--tasks 400] [--sessions 100]
+
+Plays the first ``--tasks`` tasks of the test split with the expert (max_rounds rounds each) and reports
+the expert's success rate, median reset / step / expert-call times, and the memory of ``--sessions``
+live envs each reset to a different level (tracemalloc and RSS growth, divided by their number).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import time
+import tracemalloc
+from pathlib import Path
+
+from agentenv_babyai import BabyAIEnv
+
+
+def rss_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def ms(samples: list[float]) -> str:
+    p90 = sorted(samples)[int(len(samples) * 0.9)]
+    return f"median {statistics.median(samples) * 1e3:.2f} ms, p90 {p90 * 1e3:.2f} ms (n={len(samples)})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=400)
+    parser.add_argument("--sessions", type=int, default=100)
+    args = parser.parse_args()
+    test = BabyAIEnv.splits["test"]
+    env = BabyAIEnv()
+    resets, steps, experts, solved, rounds = [], [], [], 0, []
+    for idx in range(test.start, min(test.stop, test.start + args.tasks)):
+        t = time.perf_counter()
+        env.reset(idx)
+        resets.append(time.perf_counter() - t)
+        used = 0
+        while used < BabyAIEnv.max_rounds:
+            used += 1
+            t = time.perf_counter()
+            move = env.expert_action()
+            experts.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            result = env.step(move.action)
+            steps.append(time.perf_counter() - t)
+            if result.done:
+                break
+        rounds.append(used)
+        solved += result.reward > 0
+    print(f"expert success: {solved}/{len(resets)} = {solved / len(resets):.1%}, "
+          f"rounds mean {statistics.mean(rounds):.1f} max {max(rounds)}")
+    print(f"reset:       {ms(resets)}")
+    print(f"step:        {ms(steps)}")
+    print(f"expert call: {ms(experts)}")
+
+    gc.collect()
+    before = rss_bytes()
+    tracemalloc.start()
+    live = [BabyAIEnv() for _ in range(args.sessions)]
+    for i, e in enumerate(live):
+        e.reset(i)
+    size, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    grown = rss_bytes() - before
+    print(f"memory per live env: {size / len(live) / 1024:.0f} KiB (tracemalloc), "
+          f"{grown / len(live) / 1024:.0f} KiB (RSS growth, {args.sessions} envs)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""BabyAI over HTTP: a real server on a loopback port, real httpx clients."""
+
+import re
+
+import httpx
+import pytest
+from agentenv_babyai import BabyAIEnv
+from agentenv_babyai.server import app
+
+from agentenv.server.testing import running_server
+
+
+@pytest.fixture(scope="module")
+def base_url():
+    with running_server(app) as url:
+        yield url
+
+
+def test_expert_episode_over_the_uniform_form(base_url):
+    with httpx.Client(base_url=f"{base_url}/babyai", timeout=30) as http:
+        sid = http.post("/create", json={}).json()["id"]
+        try:
+            reset = http.post("/reset", json={"id": sid, "data_idx": 23}).json()
+            assert reset["observation"].startswith("Your goal: open the")
+            assert reset["done"] is False and reset["task_type"] == "Unlock"
+            for _ in range(BabyAIEnv.max_rounds):
+                move = http.get("/expert", params={"id": sid}).json()
+                reply = f"Thought:\n{move['thought']}\n\nAction:\n{move['action']}"  # a whole ReAct reply
+                answer = http.post("/step", json={"id": sid, "action": reply}).json()
+                assert not answer["observation"].startswith("Invalid action")
+                if answer["done"]:
+                    break
+            assert answer["done"] and answer["reward"] > 0 and answer["success"] is True
+            assert http.post("/step", json={"id": sid, "action": "turn left"}).status_code == 409
+        finally:
+            assert http.post("/close", json={"id": sid}).json()["closed"] is True
+
+
+def test_render_returns_a_png(base_url):
+    with httpx.Client(base_url=f"{base_url}/babyai", timeout=30) as http:
+        sid = http.post("/create", json={"data_idx": 5}).json()["id"]
+        try:
+            image = http.get("/render", params={"id": sid})
+            assert image.status_code == 200 and image.headers["content-type"] == "image/png"
+            assert image.content.startswith(b"\x89PNG\r\n\x1a\n")
+        finally:
+            http.post("/close", json={"id": sid})
+
+
+def test_agentgym_client_plays_a_whole_episode(base_url):
+    """A client written only from AgentGym's BabyAI wire facts (DESIGN.md §3), at the server root:
+    /create -> {id}; /reset {id, data_idx} -> {observation, reward, score, deleted, done};
+    /step {id, action} -> {observation, reward, score, done}; GET /observation?id=; /close {id}."""
+    with httpx.Client(base_url=base_url, timeout=30) as http:
+        sid = http.post("/create").json()["id"]
+        reset = http.post("/reset", json={"id": sid, "data_idx": 1}).json()  # GoToRedBall, seed 0
+        assert {"observation", "reward", "score", "deleted", "done"} <= set(reset)
+        assert reset["deleted"] is False and reset["done"] is False
+        assert "Your goal: go to the red ball" in reset["observation"]
+        # read the listed actions and play them as AgentGym's agents do
+        listed = re.search(r"Available actions: \[(.*)\]$", reset["observation"]).group(1)
+        actions = re.findall(r'"([^"]+)"', listed)
+        target = next(a for a in actions if a.startswith("go to red ball"))
+        step = http.post("/step", json={"id": sid, "action": target}).json()
+        assert {"observation", "reward", "score", "done"} <= set(step)
+        assert step["done"] is True and step["reward"] > 0 and step["score"] == step["reward"]
+        assert http.get("/observation", params={"id": sid}).json() == step["observation"]
+        assert http.post("/close", json={"id": sid}).status_code == 200
