@@ -84,6 +84,8 @@ class BabyAIEnv(Environment):
     #: AgentEvol keeps BabyAI trajectories with reward > 0 (AgentGym's setting)
     keep_threshold: ClassVar[float] = 0.0
     max_rounds: ClassVar[int] = 20  # AgentGym's evaluation setting
+    #: long missions (BossLevel, UnlockToUnlock ...) take the expert up to ~50 text actions
+    expert_max_rounds: ClassVar[int | None] = 64
     instruction: ClassVar[str] = INSTRUCTION
     wire_family: ClassVar[Literal["id", "env_idx"]] = "id"
     reset_index_field: ClassVar[str] = "data_idx"
