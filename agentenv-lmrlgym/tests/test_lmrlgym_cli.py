@@ -30,7 +30,7 @@ def test_up_starts_healthy_servers_and_ctrl_c_stops_them_all():
         assert httpx.get(f"http://127.0.0.1:{port}/maze/health").json()["status"] == "ok"
         assert httpx.get(f"http://127.0.0.1:{port}/wordle/info").json()["env"] == "wordle"
         up.send_signal(signal.SIGINT)
-        assert up.wait(timeout=30) == 0
+        assert up.wait(timeout=90) == 0
         _, alive = psutil.wait_procs(children, timeout=10)
         assert not alive
     finally:
