@@ -1,4 +1,4 @@
-"""The whole AgentGym story on a CPU, in about ten minutes (the README's `make demo`).
+"""The whole AgentGym story on a CPU, in about seven minutes (the README's `make demo`).
 
 1. start the Maze + Wordle server (``agentenv up lmrlgym``) on free loopback ports;
 2. evaluate the experts on held-out test tasks;

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agentenv.controller.episode import Session
 from agentenv.env import Environment, ExpertAction
+from agentenv.envs.client import ResetResult, StepResult
 from agentenv.react import extract_action
 
 
@@ -47,23 +47,6 @@ class RemoteEnv:
         self.pool.close()
 
 
-@dataclass
-class LocalReset:
-    observation: str
-    data_idx: int
-    task_type: str
-
-
-@dataclass
-class LocalStep:
-    observation: str
-    reward: float
-    score: float
-    done: bool
-    success: bool
-    info: dict[str, Any] = field(default_factory=dict)
-
-
 class LocalSession:
     """One in-process env object behind the same methods as ``agentenv.envs.EnvSession``.
 
@@ -76,18 +59,18 @@ class LocalSession:
         self.closed = False
         self._on_close = on_close
 
-    def reset(self, data_idx: int) -> LocalReset:
+    def reset(self, data_idx: int) -> ResetResult:
         observation = self.env.reset(data_idx)
         self.done = False
-        return LocalReset(observation, data_idx, self.env.task_type())
+        return ResetResult(observation, data_idx, self.env.task_type())
 
-    def step(self, action: str) -> LocalStep:
+    def step(self, action: str) -> StepResult:
         if self.done:
             raise RuntimeError("step after the episode ended: reset first")
         result = self.env.step(extract_action(action))
         self.done = result.done
         success = self.env.is_success(result.score)
-        return LocalStep(result.observation, result.reward, result.score, result.done, success, result.info)
+        return StepResult(result.observation, result.reward, result.score, result.done, success, result.info)
 
     def expert(self) -> ExpertAction:
         return self.env.expert_action()
