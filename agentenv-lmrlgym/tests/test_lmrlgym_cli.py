@@ -35,6 +35,8 @@ def test_up_starts_healthy_servers_and_ctrl_c_stops_them_all():
         assert not alive
     finally:
         if up.poll() is None:
+            for child in psutil.Process(up.pid).children(recursive=True):
+                child.kill()
             up.kill()
 
 
