@@ -31,20 +31,8 @@ from transformers.cache_utils import Cache, DynamicLayer
 
 from agentenv.controller.agents import Agent
 from agentenv.controller.episode import Episode
+from agentenv.data.tokenize import CHATML_TEMPLATE, LLAMA2_TEMPLATE  # the trainer's fallbacks
 
-#: fallback templates for tokenizers that ship none
-CHATML_TEMPLATE = (
-    "{% for m in messages %}"
-    "{{ '<|im_start|>' + m['role'] + '\n' + m['content'] + '<|im_end|>' + '\n' }}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
-)
-LLAMA2_TEMPLATE = (
-    "{% for m in messages %}"
-    "{% if m['role'] == 'assistant' %}{{ ' ' + m['content'] | trim + ' ' + eos_token }}"
-    "{% else %}{{ bos_token + '[INST] ' + m['content'] | trim + ' [/INST]' }}{% endif %}"
-    "{% endfor %}"
-)
 _STOP_TEXT = {"chatml": ["<|im_end|>"], "llama2": ["</s>", "[INST]"]}
 
 
