@@ -1,6 +1,7 @@
 """How fast is an environment server?  One run measures, on this machine:
 
-1. the median step latency in-process vs over HTTP with one client (what HTTP adds per step);
+1. the median step latency in-process vs over HTTP with one client (what HTTP adds per step), next to the
+   round trip of a bare FastAPI endpoint with the same client (the floor);
 2. steps/s and p99 step latency with 1, 16 and 64 concurrent clients;
 3. the stepping throughput of 16 clients while one more client churns create / reset / close;
 4. the requests/s of a bare FastAPI endpoint returning a constant (the framework's own ceiling),
@@ -197,6 +198,13 @@ def main() -> None:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.2)
+        with httpx.Client(base_url=f"http://127.0.0.1:{bare_port}") as http:
+            latencies = []
+            for _ in range(args.latency_steps):
+                start = time.perf_counter()
+                http.post("/constant")
+                latencies.append(time.perf_counter() - start)
+        results["latency_ms"]["bare_fastapi_http"] = 1000 * statistics.median(latencies)
         results["bare_fastapi"] = Load(f"http://127.0.0.1:{bare_port}", args.seconds).run(64, bare=True)
     finally:
         bare_proc.terminate()
@@ -209,6 +217,7 @@ def main() -> None:
     table.add_row("median step, in-process", f"{lat['in_process']:.3f} ms")
     table.add_row("median step, HTTP, 1 client", f"{lat['http']:.3f} ms")
     table.add_row("HTTP adds per step", f"{lat['http_adds']:.3f} ms")
+    table.add_row("bare FastAPI round trip, 1 client", f"{lat['bare_fastapi_http']:.3f} ms")
     for row in results["load"]:
         table.add_row(f"{row['clients']} clients", f"{row['per_s']:.0f} steps/s, p99 {row['p99_ms']:.1f} ms, "
                       f"{row['errors']} errors")
