@@ -14,21 +14,14 @@ import gc
 import statistics
 import time
 import tracemalloc
-from pathlib import Path
 
 from agentenv_babyai import BabyAIEnv
 
-
-def rss_bytes() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+from agentenv.testing import latency_text, rss_bytes
 
 
-def ms(samples: list[float]) -> str:
-    p90 = sorted(samples)[int(len(samples) * 0.9)]
-    return f"median {statistics.median(samples) * 1e3:.2f} ms, p90 {p90 * 1e3:.2f} ms (n={len(samples)})"
+def _ms(samples: list[float]) -> str:
+    return latency_text(samples, digits=2)
 
 
 def main() -> None:
@@ -58,9 +51,9 @@ def main() -> None:
         solved += result.reward > 0
     print(f"expert success: {solved}/{len(resets)} = {solved / len(resets):.1%}, "
           f"rounds mean {statistics.mean(rounds):.1f} max {max(rounds)}")
-    print(f"reset:       {ms(resets)}")
-    print(f"step:        {ms(steps)}")
-    print(f"expert call: {ms(experts)}")
+    print(f"reset:       {_ms(resets)}")
+    print(f"step:        {_ms(steps)}")
+    print(f"expert call: {_ms(experts)}")
 
     gc.collect()
     before = rss_bytes()

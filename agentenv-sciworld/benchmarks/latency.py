@@ -16,23 +16,16 @@ import argparse
 import gc
 import statistics
 import time
-from pathlib import Path
 
 import httpx
 from agentenv_sciworld import SciWorldEnv
 from agentenv_sciworld.processes import java_children
 
-
-def rss_bytes() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+from agentenv.testing import latency_text, rss_bytes
 
 
-def ms(samples: list[float]) -> str:
-    q90 = sorted(samples)[int(len(samples) * 0.9)]
-    return f"median {statistics.median(samples) * 1e3:.1f} ms, p90 {q90 * 1e3:.1f} ms (n={len(samples)})"
+def _ms(samples: list[float]) -> str:
+    return latency_text(samples, digits=1)
 
 
 def in_process(tasks: range) -> None:
@@ -41,7 +34,7 @@ def in_process(tasks: range) -> None:
         t = time.perf_counter()
         SciWorldEnv().close()
         starts.append(time.perf_counter() - t)
-    print(f"JVM start + close: {ms(starts)}")
+    print(f"JVM start + close: {_ms(starts)}")
     env = SciWorldEnv()
     resets, steps, solved = [], [], 0
     try:
@@ -60,8 +53,8 @@ def in_process(tasks: range) -> None:
         valid = time.perf_counter() - t
     finally:
         env.close()
-    print(f"in-process reset: {ms(resets)}")
-    print(f"in-process step:  {ms(steps)}")
+    print(f"in-process reset: {_ms(resets)}")
+    print(f"in-process step:  {_ms(steps)}")
     print(f"available_actions() (valid-action list, on request only): {valid * 1e3:.0f} ms")
     print(f"expert success on {len(tasks)} tasks: {solved / len(tasks):.1%}")
 
@@ -89,8 +82,8 @@ def over_http(tasks: range, sessions: int) -> None:
                 steps.append(time.perf_counter() - t)
                 done = answer["done"]
         client.post("/close", json={"id": sid})
-        print(f"HTTP reset: {ms(resets)}")
-        print(f"HTTP step:  {ms(steps)}")
+        print(f"HTTP reset: {_ms(resets)}")
+        print(f"HTTP step:  {_ms(steps)}")
 
         gc.collect()
         before = rss_bytes()

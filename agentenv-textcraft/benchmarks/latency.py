@@ -13,24 +13,17 @@ from __future__ import annotations
 
 import argparse
 import gc
-import statistics
 import time
 import tracemalloc
-from pathlib import Path
 
 import httpx
 from agentenv_textcraft import TextCraftEnv, recipe_book
 
-
-def rss_bytes() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+from agentenv.testing import latency_text, rss_bytes
 
 
-def ms(samples: list[float]) -> str:
-    return f"median {statistics.median(samples) * 1e3:.3f} ms, p90 {sorted(samples)[int(len(samples) * 0.9)] * 1e3:.3f} ms (n={len(samples)})"
+def _ms(samples: list[float]) -> str:
+    return latency_text(samples, digits=3)
 
 
 def in_process(tasks: range) -> None:
@@ -49,8 +42,8 @@ def in_process(tasks: range) -> None:
             env.step(action)
             steps.append(time.perf_counter() - t)
         solved += env.reward == 1.0
-    print(f"in-process reset: {ms(resets)}")
-    print(f"in-process step:  {ms(steps)}")
+    print(f"in-process reset: {_ms(resets)}")
+    print(f"in-process step:  {_ms(steps)}")
     print(f"expert success on {len(tasks)} tasks: {solved / len(tasks):.1%}")
     gc.collect()
     tracemalloc.start()
@@ -81,8 +74,8 @@ def over_http(tasks: range, sessions: int) -> None:
                 done = answer["done"]
             solved += answer["reward"] == 1.0
         client.post("/close", json={"id": sid})
-        print(f"HTTP reset: {ms(resets)}")
-        print(f"HTTP step:  {ms(steps)}")
+        print(f"HTTP reset: {_ms(resets)}")
+        print(f"HTTP step:  {_ms(steps)}")
         print(f"expert success over HTTP: {solved / len(tasks):.1%}")
 
         gc.collect()

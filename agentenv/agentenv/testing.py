@@ -35,3 +35,19 @@ def tiny_llama(path: str | os.PathLike, hidden: int = 64, layers: int = 2, seed:
     from agentenv.models import random_llama
 
     return random_llama(path, tiny_tokenizer(), hidden=hidden, layers=layers, seed=seed)
+
+
+def rss_bytes() -> int:
+    """This process's resident memory (Linux ``/proc``), for per-session memory figures."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def latency_text(samples: list[float], digits: int = 2) -> str:
+    """``median X ms, p90 Y ms (n=N)`` for latencies given in seconds."""
+    import statistics
+
+    p90 = sorted(samples)[int(len(samples) * 0.9)]
+    return f"median {statistics.median(samples) * 1e3:.{digits}f} ms, p90 {p90 * 1e3:.{digits}f} ms (n={len(samples)})"

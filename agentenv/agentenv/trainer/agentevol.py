@@ -32,12 +32,10 @@ from agentenv.trainer.rollouts import (
     RolloutSettings,
     close_sources,
     open_sources,
-    run_until_complete,
-    scores,
     split_indices,
 )
 from agentenv.trainer.rollouts import keep_threshold as env_keep_threshold
-from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, write_summary
+from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
 
 PER_ITEM_POLICIES = ("distinct", "best")
 MERGE_STRATEGIES = ("initial", "previous")
@@ -209,19 +207,7 @@ def evolve(
         for m in range(1, cfg.iterations + 1):
             it = IterationDir(run, m)
             if not it.done("explored"):
-                tasks = _explore_tasks(cfg, envs, initial)
-                report = run_until_complete(
-                    cfg,
-                    model,
-                    envs,
-                    tasks,
-                    it / "explore.jsonl",
-                    cfg.samples_per_instruction,
-                    cfg.explore_temperature,
-                    cfg.seed + m,
-                    progress,
-                )
-                it.mark("explored", episodes=report.n, scores=scores(report), model=str(model))
+                explore_stage(cfg, envs, it, model, _explore_tasks(cfg, envs, initial), progress)
             if not it.done("filtered"):
                 explored = latest_samples(read_trajectories(it / "explore.jsonl"))
                 thresholds = {env: env_keep_threshold(src, cfg.keep_threshold) for env, src in envs.items()}

@@ -37,11 +37,9 @@ from agentenv.trainer.rollouts import (
     RolloutSettings,
     close_sources,
     open_sources,
-    run_until_complete,
-    scores,
     split_indices,
 )
-from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, write_summary
+from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
 
 
 def best_expert_per_item(experts: Iterable[Trajectory]) -> dict[str, Trajectory]:
@@ -144,18 +142,7 @@ def run_eto(
         for m in range(1, cfg.iterations + 1):
             it = IterationDir(run, m)
             if not it.done("explored"):
-                report = run_until_complete(
-                    cfg,
-                    model,
-                    envs,
-                    _explore_tasks(cfg, envs, experts),
-                    it / "explore.jsonl",
-                    cfg.samples_per_instruction,
-                    cfg.explore_temperature,
-                    cfg.seed + m,
-                    progress,
-                )
-                it.mark("explored", episodes=report.n, scores=scores(report), model=str(model))
+                explore_stage(cfg, envs, it, model, _explore_tasks(cfg, envs, experts), progress)
             if not it.done("paired"):
                 explored = latest_samples(read_trajectories(it / "explore.jsonl"))
                 pairs = build_pairs(experts, explored, cfg.rejected_extra_rounds)

@@ -143,6 +143,20 @@ def plot_curve(success: Mapping[int, Mapping[str, float]], path: Path, title: st
     return path
 
 
+def explore_stage(cfg, sources, it: IterationDir, model: str | os.PathLike, tasks, progress: bool = True) -> None:
+    """The "explored" stage of iteration ``m``: ``model`` on ``tasks`` (env -> indices),
+    ``cfg.samples_per_instruction`` times each at ``cfg.explore_temperature``, into ``iter_m/explore.jsonl``."""
+    from agentenv.trainer.rollouts import run_until_complete, scores
+
+    if it.done("explored"):
+        return
+    report = run_until_complete(
+        cfg, model, sources, tasks, it / "explore.jsonl", cfg.samples_per_instruction,
+        cfg.explore_temperature, cfg.seed + it.iteration, progress,
+    )
+    it.mark("explored", episodes=report.n, scores=scores(report), model=str(model))
+
+
 def evaluate_stage(
     cfg, sources, it: IterationDir, model: str | os.PathLike, progress: bool = True
 ) -> dict[str, Any]:
