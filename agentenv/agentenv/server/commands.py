@@ -48,7 +48,10 @@ def _serve(args: argparse.Namespace) -> int:
 def _up(args: argparse.Namespace) -> int:
     from agentenv.server.launcher import ServerProcesses
 
-    signal.signal(signal.SIGTERM, _interrupt)  # a process manager's SIGTERM stops them like Ctrl-C
+    # Ctrl-C and a process manager's SIGTERM both stop the servers; SIGINT is set explicitly because a
+    # process started in the background of a non-interactive shell inherits it ignored.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _interrupt)
     ports = {}
     for item in args.port:
         name, _, port = item.partition("=")
