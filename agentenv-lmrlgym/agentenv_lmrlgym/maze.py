@@ -1,7 +1,8 @@
 """Maze (LMRL-Gym): walk a grid maze to the goal with ``move up/down/left/right``.
 
 Tasks 0-25 are LMRL-Gym's fixed double-T maze from AgentGym's 26 start positions (the test split);
-tasks 1000-2999 are seeded procedural mazes (the train split).  Each observation says where the goal
+tasks 1000-2999 are seeded procedural mazes (the train split) and 3000-3199 procedural mazes held out
+from training (the test_procedural split).  Each observation says where the goal
 is, where the agent is and which neighbouring squares are walls, in LMRL-Gym's words.  Reward 1 and
 ``done`` when a move ends on the goal; the episode ends unsolved after :attr:`MazeEnv.max_steps` actions.
 """
@@ -94,8 +95,13 @@ class MazeEnv(Environment):
 
     name: ClassVar[str] = "maze"
     version: ClassVar[str] = "0.1.0"
-    #: test: the 26 double-T starts (AgentGym's ``game`` 0-25); train: procedural mazes by seed
-    splits: ClassVar[dict[str, range]] = {"test": range(0, 26), "train": range(1000, 3000)}
+    #: test: the 26 double-T starts (AgentGym's ``game`` 0-25); train: procedural mazes by seed;
+    #: test_procedural: held-out procedural mazes (none equals a train task; 3 share a train grid)
+    splits: ClassVar[dict[str, range]] = {
+        "test": range(0, 26),
+        "train": range(1000, 3000),
+        "test_procedural": range(3000, 3200),
+    }
     reward_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     success_score: ClassVar[float] = 1.0
     keep_threshold: ClassVar[float] = 0.99

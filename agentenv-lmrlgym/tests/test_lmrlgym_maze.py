@@ -63,6 +63,17 @@ def test_procedural_mazes_are_seeded_and_solvable():
     assert procedural_maze(1000).layout != procedural_maze(1001).layout
 
 
+def test_held_out_procedural_split_shares_no_task_with_train():
+    def task(seed):
+        maze = procedural_maze(seed)
+        return maze.layout, maze.goal, maze.start
+
+    train = {task(seed) for seed in MazeEnv.splits["train"]}
+    held_out = [task(seed) for seed in MazeEnv.splits["test_procedural"]]
+    assert len(held_out) == 200 and not train.intersection(held_out)
+    assert MazeEnv.split_of(3000) == "test_procedural" and MazeEnv.split_of(2999) == "train"
+
+
 def test_moves_walls_and_garbled_actions():
     env = MazeEnv()
     env.reset(13)  # (5, 3): walls left and below

@@ -37,7 +37,12 @@ def test_one_server_hosts_both(base_url):
 
 @pytest.mark.parametrize(
     ("env", "data_idx", "task_type"),
-    [("maze", 0, "double_t"), ("maze", 2999, "procedural"), ("wordle", 299, "wordle")],
+    [
+        ("maze", 0, "double_t"),
+        ("maze", 2999, "procedural"),
+        ("maze", 3199, "procedural"),
+        ("wordle", 299, "wordle"),
+    ],
 )
 def test_expert_episode_in_the_uniform_form(base_url, env, data_idx, task_type):
     with httpx.Client(base_url=f"{base_url}/{env}", timeout=30) as http:

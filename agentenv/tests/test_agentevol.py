@@ -23,16 +23,7 @@ from agentenv.trainer.best_of_n import best_of_n
 from agentenv.trainer.eto import ETOConfig, build_pairs, run_eto
 from agentenv.trainer.rft import RFTConfig
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """Tiny models train faster on one thread, and the test machine's cores are shared."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 # --- a toy environment (the trainer core never imports an env package) ----------------------------------
@@ -207,13 +198,6 @@ def test_best_of_n_counts_a_task_when_any_sample_succeeds():
 
 
 # --- end to end -----------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def base_model(tmp_path_factory) -> Path:
-    from agentenv.testing import tiny_llama
-
-    return tiny_llama(tmp_path_factory.mktemp("tiny") / "model")
 
 
 @pytest.fixture(scope="module")
