@@ -10,7 +10,8 @@
 6. print the table and save the curve.
 
 Everything lands under ``runs/demo`` (``--out``); rerunning resumes where a killed run stopped.
-Smaller or bigger: ``--bc-tasks``, ``--explore-tasks``, ``--iterations``, ``--hidden``, ``--layers``.
+Smaller or bigger: ``--bc-tasks``, ``--explore-tasks``, ``--iterations``, ``--hidden``, ``--layers``;
+``--reading-walks N`` first teaches the random base to read its observations (docs/results.md).
 """
 
 from __future__ import annotations
@@ -20,23 +21,28 @@ import json
 import time
 from pathlib import Path
 
+from random_walks import random_walks  # examples/, beside this file
 from rich.console import Console
 from rich.table import Table
 
 from agentenv.controller import ExpertAgent, collect, evaluate
 from agentenv.controller.evaluator import EvalTask
-from agentenv.data.trajectory import read_trajectories
+from agentenv.data.trajectory import read_trajectories, write_trajectories
 from agentenv.envs.registry import env_class
 from agentenv.models import random_llama, train_tokenizer
 from agentenv.server.launcher import ServerProcesses
 from agentenv.server.testing import free_port
 from agentenv.trainer.agentevol import AgentEvolConfig, run_agentevol
+from agentenv.trainer.bc import BCConfig
+from agentenv.trainer.launch import run_training
 
 console = Console()
 
 
 def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", type=Path, default=Path("runs/demo"))
     parser.add_argument("--bc-tasks", type=int, default=64, help="training mazes in the BC set")
     parser.add_argument("--explore-tasks", type=int, default=160, help="training mazes AgentEvol explores")
@@ -46,6 +52,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--reading-walks",
+        type=int,
+        default=0,
+        help="first teach the random base to read: train it on this many random-walk logs of training mazes "
+        "whose replies restate the observation (examples/random_walks.py; no policy in them)",
+    )
     return parser.parse_args()
 
 
@@ -63,6 +76,29 @@ def base_model(folder: Path, corpus_files: list[Path], hidden: int, layers: int,
         texts += [turn.value for t in read_trajectories(path) for turn in t.conversations]
     tokenizer = train_tokenizer(texts, vocab_size=4096)
     return random_llama(folder, tokenizer, hidden=hidden, layers=layers, heads=4, seed=seed)
+
+
+def reading_model(base: Path, out: Path, walks: int, seed: int) -> Path:
+    """``base`` trained for one epoch on ``walks`` random-walk logs whose replies restate the observation."""
+    data = out / "reading_walks.jsonl"
+    if not data.exists():
+        tmp = data.with_suffix(".tmp")
+        train = env_class("maze").splits["train"]
+        write_trajectories(tmp, random_walks("maze", list(train)[:walks], 15, seed, kind="reading"))
+        tmp.replace(data)
+    config = BCConfig(
+        model=str(base),
+        data=[str(data)],
+        output_dir=str(out / "reading_model"),
+        learning_rate=1e-3,
+        num_epochs=1,
+        batch_size=1,
+        warmup_ratio=0.05,
+        max_length=1536,
+        seed=seed,
+        cpu=True,
+    )
+    return run_training("bc", config)
 
 
 def main() -> None:
@@ -90,9 +126,14 @@ def main() -> None:
 
         t = stage(f"4. base model: random Llama, hidden {args.hidden}, {args.layers} layers")
         model = base_model(args.out / "base_model", [bc_data], args.hidden, args.layers, args.seed)
+        if args.reading_walks:
+            console.print(f"teaching it to read: {args.reading_walks} random-walk logs")
+            model = reading_model(model, args.out, args.reading_walks, args.seed)
         console.print(f"{model}  [{time.perf_counter() - t:.1f} s]")
 
-        t = stage(f"5. AgentEvol: BC, then {args.iterations} iteration(s) exploring {args.explore_tasks} mazes")
+        t = stage(
+            f"5. AgentEvol: BC, then {args.iterations} iteration(s) exploring {args.explore_tasks} mazes"
+        )
         config = AgentEvolConfig(
             model=str(model),
             data=[str(bc_data)],
@@ -118,8 +159,13 @@ def main() -> None:
         console.print(f"[{time.perf_counter() - t:.1f} s]")
 
     table = Table(title="AgentGym demo: success on held-out test tasks")
-    for column, justify in (("agent", "left"), ("env", "left"), ("tasks", "right"), ("success", "right"),
-                            ("mean score", "right")):
+    for column, justify in (
+        ("agent", "left"),
+        ("env", "left"),
+        ("tasks", "right"),
+        ("success", "right"),
+        ("mean score", "right"),
+    ):
         table.add_column(column, justify=justify)
     for row in expert.rows:
         if row.task_type == "all" and row.env != "all":
@@ -130,7 +176,9 @@ def main() -> None:
             if env != "all":
                 table.add_row(name, env, str(row["n"]), f"{row['success']:.0%}", f"{row['score']:.2f}")
     console.print(table)
-    console.print(f"curve: {args.out / 'agentevol' / 'curve.png'}   total {time.perf_counter() - started:.0f} s")
+    console.print(
+        f"curve: {args.out / 'agentevol' / 'curve.png'}   total {time.perf_counter() - started:.0f} s"
+    )
     (args.out / "demo_summary.json").write_text(json.dumps(summary, indent=2, default=str))
 
 

@@ -1,10 +1,17 @@
-"""Random-walk logs of an environment, as a pretraining corpus: loss on the observations, none on the moves.
+"""Random-walk logs of an environment, as a pretraining corpus that teaches no policy.
 
-Training a model on these teaches it the environment's dynamics (what an observation looks like, what a
-move does to it) and no policy: the moves are drawn uniformly from ``available_actions()``.  docs/results.md
-uses it to give a random-weight model some prior competence before behavioural cloning.
+The moves are drawn uniformly from ``available_actions()``.  Two kinds of log:
 
-    python examples/random_walks.py --env maze --split train --steps 15 --out runs/maze_walks.jsonl
+- ``dynamics`` (default): loss on the observations, none on the moves — the model learns what an
+  observation looks like and what a move does to it;
+- ``reading``: every reply restates the observation it answers, then names the random move, in the ReAct
+  format ("Thought:\n<observation> I take a random step: move up.\n\nAction:\nmove up"), loss on the
+  replies — the model learns to read its observation into its thought, which a pretrained LLM can already
+  do and a random-weight one cannot.
+
+docs/results.md uses them to give a random-weight model that prior competence before behavioural cloning.
+
+    python examples/random_walks.py --env maze --split train --steps 15 --kind reading --out runs/walks.jsonl
 """
 
 from __future__ import annotations
@@ -17,25 +24,34 @@ from pathlib import Path
 from agentenv.data.trajectory import Trajectory, Turn, write_trajectories
 from agentenv.envs.registry import env_class
 
+KINDS = ("dynamics", "reading")
 
-def random_walks(env_name: str, indices: Iterable[int], steps: int, seed: int = 0) -> list[Trajectory]:
+
+def random_walks(
+    env_name: str, indices: Iterable[int], steps: int, seed: int = 0, kind: str = "dynamics"
+) -> list[Trajectory]:
     """One walk of at most ``steps`` uniformly random available actions per task, in AgentTraj form."""
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    reading = kind == "reading"
     cls = env_class(env_name)
     rng = random.Random(seed)
     walks = []
     for idx in indices:
         env = cls()
-        walk = Trajectory.start(env_name, idx, cls.instruction, source="random_walk")
-        walk.conversations.append(Turn("human", env.reset(idx), loss=True))
+        walk = Trajectory.start(env_name, idx, cls.instruction, source=f"random_walk_{kind}")
+        observation = env.reset(idx)
         for _ in range(steps):
+            walk.conversations.append(Turn("human", observation, loss=not reading))
             action = rng.choice(env.available_actions())
+            reply = f"Thought:\n{observation} I take a random step: {action}.\n\nAction:\n{action}"
+            walk.conversations.append(Turn("gpt", reply if reading else f"Action:\n{action}", loss=reading))
             result = env.step(action)
-            walk.conversations += [
-                Turn("gpt", f"Action:\n{action}", loss=False),
-                Turn("human", result.observation, loss=True),
-            ]
+            observation = result.observation
             if result.done:
                 break
+        if not reading:  # the last observation is the last thing a dynamics log predicts
+            walk.conversations.append(Turn("human", observation, loss=True))
         env.close()
         walks.append(walk)
     return walks
@@ -49,9 +65,10 @@ def main() -> None:
     parser.add_argument("--split", default="train")
     parser.add_argument("--steps", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--kind", choices=KINDS, default="dynamics")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    walks = random_walks(args.env, env_class(args.env).splits[args.split], args.steps, args.seed)
+    walks = random_walks(args.env, env_class(args.env).splits[args.split], args.steps, args.seed, args.kind)
     write_trajectories(args.out, walks)
     print(f"{len(walks)} walks -> {args.out}")
 
