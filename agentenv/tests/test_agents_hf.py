@@ -46,9 +46,7 @@ def make_episodes(n: int, offset: int = 0) -> list[Episode]:
     episodes = []
     for i in range(offset, offset + n):
         traj = Trajectory.start("maze", i, "You are an agent in a maze. Reach the goal.")
-        traj.add_observation(
-            f"Your position is {i}, {3 * i}. There are walls to your left" + " and right" * i
-        )
+        traj.add_observation(f"Your position is {i}, {3 * i}. There are walls to your left" + " and right" * i)
         episodes.append(Episode("maze", i, None, traj))
     return episodes
 
@@ -69,13 +67,10 @@ def reference_reply(agent: HFAgent, model, messages: list[dict]) -> str:
     """What plain generate says when the whole conversation is encoded from scratch."""
     ids = agent.prompt_ids(messages)
     out = model.generate(
-        torch.tensor([ids]),
-        max_new_tokens=MAX_NEW,
-        do_sample=False,
-        eos_token_id=sorted(agent.stop_ids),
-        pad_token_id=agent.pad_id,
+        torch.tensor([ids]), max_new_tokens=MAX_NEW, do_sample=False,
+        eos_token_id=sorted(agent.stop_ids), pad_token_id=agent.pad_id,
     )
-    return agent.decode_reply(out[0, len(ids) :].tolist())
+    return agent.decode_reply(out[0, len(ids):].tolist())
 
 
 def test_cached_batched_replies_equal_full_reencoding(tiny):
@@ -163,10 +158,7 @@ def test_llama2_fallback_template(tiny):
     ]
     bos, eos = tokenizer.bos_token, tokenizer.eos_token
     assert agent.prompt_text(messages) == f"{bos}[INST] instr [/INST] Ok. {eos}{bos}[INST] obs [/INST]"
-    assert (
-        agent.decode_reply(tokenizer("Thought: x [INST] junk", add_special_tokens=False)["input_ids"])
-        == "Thought: x"
-    )
+    assert agent.decode_reply(tokenizer("Thought: x [INST] junk", add_special_tokens=False)["input_ids"]) == "Thought: x"
 
 
 def test_rollout_generates_one_batch_per_round(tiny):

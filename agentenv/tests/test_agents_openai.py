@@ -58,9 +58,7 @@ class FakeModelServer:
             "id": "cmpl-1",
             "object": "chat.completion",
             "model": body["model"],
-            "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
-            ],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
         }
 
@@ -112,9 +110,7 @@ def test_plays_episodes_through_the_endpoint():
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
     assert body["messages"][0]["content"] == GuessEnv.instruction
     assert fake.auth == {"Bearer sk-test"}
-    assert agent.stats["requests"] == len(fake.requests) and agent.stats["completion_tokens"] == 5 * len(
-        fake.requests
-    )
+    assert agent.stats["requests"] == len(fake.requests) and agent.stats["completion_tokens"] == 5 * len(fake.requests)
 
 
 def test_requests_run_concurrently():

@@ -52,9 +52,7 @@ def sentencepiece_like_tokenizer():
     tok = Tokenizer(models.BPE(unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
     tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
-    trainer = trainers.BpeTrainer(
-        vocab_size=400, special_tokens=["<unk>", "<s>", "</s>"], show_progress=False
-    )
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<unk>", "<s>", "</s>"], show_progress=False)
     corpus = _CORPUS + ["[INST] <<SYS>> <</SYS>> [/INST]\n"]
     tok.train_from_iterator(corpus * 4, trainer=trainer)
     return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>")
@@ -111,9 +109,7 @@ def test_headers_and_observations_are_masked():
     tok = tiny_tokenizer()
     set_chat_template(tok, "chatml")
     enc = encode_conversation(tok, conversation())
-    masked_text = tok.decode(
-        [t for t, label in zip(enc.input_ids, enc.labels, strict=True) if label == IGNORE_INDEX]
-    )
+    masked_text = tok.decode([t for t, label in zip(enc.input_ids, enc.labels, strict=True) if label == IGNORE_INDEX])
     assert masked_text.count("<|im_start|>assistant\n") == 3  # "Ok." + two trained replies' headers
     assert "Your position is 3, 4." in masked_text and "move toward" not in masked_text
 
@@ -158,11 +154,7 @@ def agentgym_item(i: int) -> dict:
     return {
         "item_id": f"webshop_{i}",
         "conversations": [
-            {
-                "from": "human",
-                "loss": None,
-                "value": "You are web shopping. Reply with Thought: and Action:.",
-            },
+            {"from": "human", "loss": None, "value": "You are web shopping. Reply with Thought: and Action:."},
             {"from": "gpt", "loss": False, "value": "Ok."},
             {"from": "human", "loss": None, "value": f"Find item {i}. [Search]"},
             {"from": "gpt", "loss": True, "value": f"Thought:\nSearch it.\n\nAction:\nsearch[item {i}]"},

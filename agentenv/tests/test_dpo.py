@@ -68,18 +68,9 @@ def test_pair_files_roundtrip_and_eto_format(tmp_path):
 
     import json
 
-    eto = [
-        {
-            "id": "7",
-            "prompt": [
-                {"from": "human", "value": "inst"},
-                {"from": "gpt", "value": "OK"},
-                {"from": "human", "value": "task"},
-            ],
-            "chosen": [{"from": "gpt", "value": "good"}],
-            "rejected": [{"from": "gpt", "value": "bad"}],
-        }
-    ]
+    eto = [{"id": "7", "prompt": [{"from": "human", "value": "inst"}, {"from": "gpt", "value": "OK"},
+                                  {"from": "human", "value": "task"}],
+            "chosen": [{"from": "gpt", "value": "good"}], "rejected": [{"from": "gpt", "value": "bad"}]}]
     (tmp_path / "eto.json").write_text(json.dumps(eto))
     (loaded,) = read_pairs(tmp_path / "eto.json")
     assert [t.trains() for t in loaded.chosen] == [False, False, False, True]  # the prompt's "OK" has no loss
@@ -130,15 +121,8 @@ def test_one_dpo_step_raises_the_chosen_minus_rejected_log_ratio(base_model, tmp
     write_pairs(tmp_path / "pairs.jsonl", data)
     before_c, before_r, *_ = policy_logps(base_model, data)
     cfg = DPOConfig(
-        model=str(base_model),
-        output_dir=str(tmp_path / "dpo"),
-        pairs=[str(tmp_path / "pairs.jsonl")],
-        max_steps=1,
-        batch_size=4,
-        learning_rate=1e-3,
-        warmup_ratio=0.0,
-        beta=0.1,
-        seed=0,
+        model=str(base_model), output_dir=str(tmp_path / "dpo"), pairs=[str(tmp_path / "pairs.jsonl")],
+        max_steps=1, batch_size=4, learning_rate=1e-3, warmup_ratio=0.0, beta=0.1, seed=0,
     )
     out = train_dpo(cfg)
     after_c, after_r, *_ = policy_logps(out, data)

@@ -114,16 +114,8 @@ def test_samples_per_task_and_per_episode_seeds(tmp_path):
     seeds = [seed for *_, seed in agent.seen]
     assert len(set(seeds)) == 6  # every episode its own seed ...
     again = Counter()
-    evaluate(
-        again,
-        tasks([0, 1]),
-        tmp_path / "again.jsonl",
-        samples_per_task=3,
-        temperature=0.7,
-        seed=5,
-        sources=LOCAL,
-        progress=False,
-    )
+    evaluate(again, tasks([0, 1]), tmp_path / "again.jsonl", samples_per_task=3, temperature=0.7, seed=5,
+             sources=LOCAL, progress=False)
     assert sorted(again.seen) == sorted(agent.seen)  # ... the same in every run
 
 
@@ -135,9 +127,7 @@ def test_env_errors_are_counted_not_written(tmp_path):
             return super().step(action)
 
     out = tmp_path / "r.jsonl"
-    report = evaluate(
-        ExpertAgent(), tasks(range(4)), out, sources={"guess": LocalEnv(Crashy)}, progress=False
-    )
+    report = evaluate(ExpertAgent(), tasks(range(4)), out, sources={"guess": LocalEnv(Crashy)}, progress=False)
     assert report.errors == 1 and report.row().n == 3
     assert "guess_1" not in {r["item_id"] for r in lines(out)}
 
@@ -155,12 +145,8 @@ def test_scores_are_normalised_by_reward_range(tmp_path):
 
     out = tmp_path / "p.jsonl"
     report = evaluate(
-        Counter(),
-        [EvalTask("percent", [], i) for i in (0, 1, 9)],
-        out,
-        max_rounds=2,
-        sources={"percent": LocalEnv(Percent)},
-        progress=False,
+        Counter(), [EvalTask("percent", [], i) for i in (0, 1, 9)], out, max_rounds=2,
+        sources={"percent": LocalEnv(Percent)}, progress=False,
     )
     # hidden 0 and 1 are found within 2 rounds (score 100); 9 is not (score 40)
     assert report.row("percent").score == pytest.approx((1 + 1 + 0.4) / 3)
@@ -179,15 +165,8 @@ def test_collect_writes_expert_trajectories(tmp_path):
 def test_an_interrupted_run_with_several_samples_resumes_exactly(tmp_path):
     out = tmp_path / "samples.jsonl"
     with pytest.raises(KeyboardInterrupt):
-        evaluate(
-            Counter(fail_at=3),
-            tasks(range(6)),
-            out,
-            samples_per_task=3,
-            concurrency=4,
-            sources=LOCAL,
-            progress=False,
-        )
+        evaluate(Counter(fail_at=3), tasks(range(6)), out, samples_per_task=3, concurrency=4, sources=LOCAL,
+                 progress=False)
     first = Tally((t.item_id, t.meta["sample"]) for t in read_trajectories(out))
     assert 0 < len(first) < 18 and max(first.values()) == 1
 
@@ -219,9 +198,7 @@ def test_a_killed_process_resumes_without_duplicates_or_gaps(tmp_path):
         try:
             deadline = time.monotonic() + 60
             while not (out.exists() and len(out.read_text().splitlines()) >= 5):
-                assert proc.poll() is None and time.monotonic() < deadline, (
-                    "the evaluation should still be running"
-                )
+                assert proc.poll() is None and time.monotonic() < deadline, "the evaluation should still be running"
                 time.sleep(0.02)
             os.kill(proc.pid, signal.SIGKILL)
         finally:
@@ -230,9 +207,8 @@ def test_a_killed_process_resumes_without_duplicates_or_gaps(tmp_path):
         before = [t.item_id for t in read_trajectories(out)]
         assert 5 <= len(before) < 60
 
-        report = evaluate(
-            ExpertAgent(), [EvalTask("guess", url, i) for i in range(60)], out, concurrency=8, progress=False
-        )
+        report = evaluate(ExpertAgent(), [EvalTask("guess", url, i) for i in range(60)], out, concurrency=8,
+                          progress=False)
         # the killed run never closed its sessions; the resumed run closed all of its own
         assert httpx.get(f"{url}/guess/info").json()["live_sessions"] == 2
     ids = [t.item_id for t in read_trajectories(out)]
@@ -242,19 +218,12 @@ def test_a_killed_process_resumes_without_duplicates_or_gaps(tmp_path):
 
 def test_evaluates_over_http(tmp_path):
     with running_server([GuessEnv]) as url:
-        report = evaluate(
-            Counter(),
-            [EvalTask("guess", url, i) for i in range(100, 110)],
-            tmp_path / "h.jsonl",
-            concurrency=4,
-            progress=False,
-        )
+        report = evaluate(Counter(), [EvalTask("guess", url, i) for i in range(100, 110)], tmp_path / "h.jsonl",
+                          concurrency=4, progress=False)
         assert httpx.get(f"{url}/guess/info").json()["live_sessions"] == 0
     trajectories = list(read_trajectories(tmp_path / "h.jsonl"))
     assert len(trajectories) == 10 and {t.split for t in trajectories} == {"test"}
-    assert report.row().success == pytest.approx(
-        2 / 10
-    )  # hidden 4..13: the counter, guessing 0..5, finds 4, 5
+    assert report.row().success == pytest.approx(2 / 10)  # hidden 4..13: the counter, guessing 0..5, finds 4, 5
     meta = json.loads((tmp_path / "h.meta.json").read_text())
     assert meta["envs"]["guess"]["base_urls"] == [url]
 
@@ -269,29 +238,8 @@ def cli(*argv: str) -> int:
 def test_cli_eval_and_collect_over_http(tmp_path, capsys):
     out = tmp_path / "eval.jsonl"
     with running_server([GuessEnv]) as url:
-        argv = [
-            "eval",
-            "--agent",
-            "expert",
-            "--env",
-            "guess",
-            "--url",
-            url,
-            "--split",
-            "test",
-            "--limit",
-            "12",
-            "--concurrency",
-            "4",
-            "--max-rounds",
-            "3",
-            "--temperature",
-            "0.3",
-            "--seed",
-            "7",
-            "--out",
-            str(out),
-        ]
+        argv = ["eval", "--agent", "expert", "--env", "guess", "--url", url, "--split", "test", "--limit", "12",
+                "--concurrency", "4", "--max-rounds", "3", "--temperature", "0.3", "--seed", "7", "--out", str(out)]
         assert cli(*argv) == 0
         table = capsys.readouterr().out
         assert "guess" in table and "success" in table
@@ -303,39 +251,14 @@ def test_cli_eval_and_collect_over_http(tmp_path, capsys):
         assert cli(*argv) == 0 and len(lines(out)) == 12  # a rerun resumes: nothing left to do
 
         expert = tmp_path / "expert.jsonl"
-        assert (
-            cli(
-                "collect",
-                "--env",
-                "guess",
-                "--url",
-                f"guess={url}",
-                "--indices",
-                "0:8",
-                "--out",
-                str(expert),
-                "--no-progress",
-            )
-            == 0
-        )
+        assert cli("collect", "--env", "guess", "--url", f"guess={url}", "--indices", "0:8", "--out", str(expert),
+                   "--no-progress") == 0
         assert [t.source for t in read_trajectories(expert)] == ["expert"] * 8
         assert httpx.get(f"{url}/guess/info").json()["live_sessions"] == 0
 
     with pytest.raises(SystemExit, match="no split 'dev'"):
         with running_server([GuessEnv]) as url:
-            cli(
-                "eval",
-                "--agent",
-                "expert",
-                "--env",
-                "guess",
-                "--url",
-                url,
-                "--split",
-                "dev",
-                "--out",
-                str(out),
-            )
+            cli("eval", "--agent", "expert", "--env", "guess", "--url", url, "--split", "dev", "--out", str(out))
 
 
 def test_cli_local_runs_envs_in_process(tmp_path, monkeypatch):
@@ -343,18 +266,7 @@ def test_cli_local_runs_envs_in_process(tmp_path, monkeypatch):
 
     monkeypatch.setattr(registry, "env_class", lambda env: {"guess": GuessEnv}[env])
     out = tmp_path / "local.jsonl"
-    code = cli(
-        "collect",
-        "--env",
-        "guess",
-        "--local",
-        "--split",
-        "train",
-        "--limit",
-        "5",
-        "--out",
-        str(out),
-        "--no-progress",
-    )
+    code = cli("collect", "--env", "guess", "--local", "--split", "train", "--limit", "5", "--out", str(out),
+               "--no-progress")
     assert code == 0 and len(lines(out)) == 5
     assert commands.parse_indices("3,7,9") == [3, 7, 9] and commands.parse_indices("0:10:5") == [0, 5]

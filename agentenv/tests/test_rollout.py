@@ -50,9 +50,7 @@ class Recording(Agent):
 def test_sessions_are_reused_and_bounded():
     source = CountingEnv()
     agent = Recording([source])
-    episodes = Rollout(agent, {"guess": source}, concurrency=3).run(
-        [RolloutTask("guess", i) for i in range(10)]
-    )
+    episodes = Rollout(agent, {"guess": source}, concurrency=3).run([RolloutTask("guess", i) for i in range(10)])
     assert sorted(ep.data_idx for ep in episodes) == list(range(10))
     assert source.opened == 3  # one session per slot, reset for each next task
     assert max(agent.live_sessions) == 3
@@ -61,9 +59,7 @@ def test_sessions_are_reused_and_bounded():
 
 def test_finished_episodes_free_their_slot_at_once():
     agent = Recording()
-    Rollout(agent, {"guess": LocalEnv(GuessEnv)}, concurrency=4).run(
-        [RolloutTask("guess", i) for i in range(12)]
-    )
+    Rollout(agent, {"guess": LocalEnv(GuessEnv)}, concurrency=4).run([RolloutTask("guess", i) for i in range(12)])
     # task i is solved at round i+1, so slots free up at different rounds: the batch stays full
     # while tasks are pending, and no task waits for a whole batch to end
     pending_rounds = [len(b) for b in agent.batches[:-6]]
@@ -89,9 +85,7 @@ def test_env_error_ends_one_episode_and_drops_its_session():
             return super().step(action)
 
     source = CountingEnv(Crashy)
-    episodes = Rollout(ExpertAgent(), {"guess": source}, concurrency=1).run(
-        [RolloutTask("guess", i) for i in range(4)]
-    )
+    episodes = Rollout(ExpertAgent(), {"guess": source}, concurrency=1).run([RolloutTask("guess", i) for i in range(4)])
     by_idx = {ep.data_idx: ep for ep in episodes}
     assert by_idx[2].stop_reason == "error" and "simulator crashed" in by_idx[2].error
     assert all(by_idx[i].success for i in (0, 1, 3))
@@ -144,18 +138,16 @@ def test_over_http_sessions_are_reused_and_always_closed():
         source = RemoteEnv("guess", [url])
         try:
             agent = Recording()
-            episodes = Rollout(agent, {"guess": source}, concurrency=3).run(
-                [RolloutTask("guess", i) for i in range(9)]
-            )
+            episodes = Rollout(agent, {"guess": source}, concurrency=3).run([RolloutTask("guess", i) for i in range(9)])
             assert sorted(ep.data_idx for ep in episodes) == list(range(9))
             assert {ep.data_idx for ep in episodes if ep.success} == set(range(6))  # guesses 0..5 in 6 rounds
             assert episodes[0].trajectory.meta["task_type"] in ("even", "odd")
             assert live() == 0
 
             with pytest.raises(KeyboardInterrupt):
-                Rollout(
-                    Recording(fail_after=2, error=KeyboardInterrupt), {"guess": source}, concurrency=4
-                ).run([RolloutTask("guess", i) for i in range(10)])
+                Rollout(Recording(fail_after=2, error=KeyboardInterrupt), {"guess": source}, concurrency=4).run(
+                    [RolloutTask("guess", i) for i in range(10)]
+                )
             assert live() == 0
         finally:
             source.close()

@@ -157,11 +157,7 @@ def test_step_before_reset_and_after_done_is_409(http):
 def test_illegal_action_is_an_observation_not_an_error(http):
     sid = http.post("/counter/create", json={"data_idx": 4}).json()["id"]
     answer = http.post("/counter/step", json={"id": sid, "action": "jump"})
-    assert (
-        answer.status_code == 200
-        and answer.json()["reward"] == 0
-        and "Invalid action" in answer.json()["observation"]
-    )
+    assert answer.status_code == 200 and answer.json()["reward"] == 0 and "Invalid action" in answer.json()["observation"]
     assert http.post("/counter/step", json={"id": sid, "action": "add 5"}).json()["reward"] == 1
     http.post("/counter/close", json={"id": sid})
 

@@ -38,16 +38,8 @@ def data(tmp_path_factory) -> Path:
 
 def config(base_model: Path, data: Path, out: Path, **overrides) -> BCConfig:
     settings = dict(
-        model=str(base_model),
-        output_dir=str(out),
-        data=[str(data)],
-        max_steps=4,
-        batch_size=4,
-        learning_rate=3e-3,
-        warmup_ratio=0.0,
-        lr_scheduler="linear",
-        seed=1,
-        max_length=512,
+        model=str(base_model), output_dir=str(out), data=[str(data)], max_steps=4, batch_size=4,
+        learning_rate=3e-3, warmup_ratio=0.0, lr_scheduler="linear", seed=1, max_length=512,
     )
     settings.update(overrides)
     return BCConfig(**settings)
@@ -105,11 +97,7 @@ def test_resume_gives_the_same_next_losses(base_model, data, tmp_path):
 def test_gradient_accumulation_matches_a_big_batch(base_model, data, tmp_path):
     big = read_log(train_bc(config(base_model, data, tmp_path / "big", max_steps=2, batch_size=4)))
     accumulated = read_log(
-        train_bc(
-            config(
-                base_model, data, tmp_path / "acc", max_steps=2, batch_size=2, gradient_accumulation_steps=2
-            )
-        )
+        train_bc(config(base_model, data, tmp_path / "acc", max_steps=2, batch_size=2, gradient_accumulation_steps=2))
     )
     for a, b in zip(big, accumulated, strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-5)
@@ -136,36 +124,10 @@ def test_two_process_gloo_run_under_torchrun(base_model, data, tmp_path):
     single = read_log(train_bc(config(base_model, data, tmp_path / "one", max_steps=2, batch_size=4)))
     out = tmp_path / "two"
     cmd = [
-        sys.executable,
-        "-m",
-        "torch.distributed.run",
-        "--nproc_per_node",
-        "2",
-        "--master_port",
-        str(free_port()),
-        "-m",
-        "agentenv.trainer",
-        "bc",
-        "--model",
-        str(base_model),
-        "--data",
-        str(data),
-        "--output-dir",
-        str(out),
-        "--max-steps",
-        "2",
-        "--batch-size",
-        "2",
-        "--learning-rate",
-        "3e-3",
-        "--warmup-ratio",
-        "0",
-        "--lr-scheduler",
-        "linear",
-        "--seed",
-        "1",
-        "--max-length",
-        "512",
+        sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(free_port()),
+        "-m", "agentenv.trainer", "bc", "--model", str(base_model), "--data", str(data), "--output-dir", str(out),
+        "--max-steps", "2", "--batch-size", "2", "--learning-rate", "3e-3", "--warmup-ratio", "0",
+        "--lr-scheduler", "linear", "--seed", "1", "--max-length", "512",
     ]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT / "agentenv")}
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env)
