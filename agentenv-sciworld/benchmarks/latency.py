@@ -21,7 +21,7 @@ import httpx
 from agentenv_sciworld import SciWorldEnv
 from agentenv_sciworld.processes import java_children
 
-from agentenv.testing import latency_text, rss_bytes
+from agentenv.testing import expert_episodes_over_http, latency_text, live_sessions, rss_bytes
 
 
 def _ms(samples: list[float]) -> str:
@@ -69,32 +69,16 @@ def over_http(tasks: range, sessions: int) -> None:
         t = time.perf_counter()
         sid = client.post("/create", json={}).json()["id"]
         print(f"HTTP create (starts a JVM): {(time.perf_counter() - t) * 1e3:.0f} ms")
-        resets, steps = [], []
-        for idx in tasks:
-            t = time.perf_counter()
-            client.post("/reset", json={"id": sid, "data_idx": idx}).raise_for_status()
-            resets.append(time.perf_counter() - t)
-            done = False
-            while not done:
-                action = client.get("/expert", params={"id": sid}).json()["action"]
-                t = time.perf_counter()
-                answer = client.post("/step", json={"id": sid, "action": action}).json()
-                steps.append(time.perf_counter() - t)
-                done = answer["done"]
+        resets, steps, _ = expert_episodes_over_http(client, sid, tasks)
         client.post("/close", json={"id": sid})
         print(f"HTTP reset: {_ms(resets)}")
         print(f"HTTP step:  {_ms(steps)}")
 
         gc.collect()
         before = rss_bytes()
-        ids = []
-        for i in range(sessions):
-            ids.append(client.post("/create", json={}).json()["id"])
-            client.post("/reset", json={"id": ids[-1], "data_idx": tasks[i % len(tasks)]}).raise_for_status()
-        jvms = java_children()
-        grown = rss_bytes() - before
-        for sid in ids:
-            client.post("/close", json={"id": sid})
+        with live_sessions(client, tasks, sessions):
+            jvms = java_children()
+            grown = rss_bytes() - before
         per_jvm = [rss / 2**20 for rss in jvms.values()]
         print(
             f"memory per live session ({sessions} sessions): JVM RSS median {statistics.median(per_jvm):.0f} MiB "

@@ -19,7 +19,7 @@ import tracemalloc
 import httpx
 from agentenv_textcraft import TextCraftEnv, recipe_book
 
-from agentenv.testing import latency_text, rss_bytes
+from agentenv.testing import expert_episodes_over_http, latency_text, live_sessions, rss_bytes
 
 
 def _ms(samples: list[float]) -> str:
@@ -59,20 +59,9 @@ def over_http(tasks: range, sessions: int) -> None:
     from agentenv.server.testing import running_server
 
     with running_server([TextCraftEnv]) as url, httpx.Client(base_url=f"{url}/textcraft") as client:
-        resets, steps, solved = [], [], 0
         sid = client.post("/create", json={}).json()["id"]
-        for idx in tasks:
-            t = time.perf_counter()
-            client.post("/reset", json={"id": sid, "data_idx": idx}).raise_for_status()
-            resets.append(time.perf_counter() - t)
-            done = False
-            while not done:
-                action = client.get("/expert", params={"id": sid}).json()["action"]
-                t = time.perf_counter()
-                answer = client.post("/step", json={"id": sid, "action": action}).json()
-                steps.append(time.perf_counter() - t)
-                done = answer["done"]
-            solved += answer["reward"] == 1.0
+        resets, steps, rewards = expert_episodes_over_http(client, sid, tasks)
+        solved = sum(reward == 1.0 for reward in rewards)
         client.post("/close", json={"id": sid})
         print(f"HTTP reset: {_ms(resets)}")
         print(f"HTTP step:  {_ms(steps)}")
@@ -80,14 +69,9 @@ def over_http(tasks: range, sessions: int) -> None:
 
         gc.collect()
         before = rss_bytes()
-        ids = []
-        for i in range(sessions):
-            ids.append(client.post("/create", json={}).json()["id"])
-            client.post("/reset", json={"id": ids[-1], "data_idx": tasks[i % len(tasks)]})
-        gc.collect()
-        grown = rss_bytes() - before
-        for sid in ids:
-            client.post("/close", json={"id": sid})
+        with live_sessions(client, tasks, sessions):
+            gc.collect()
+            grown = rss_bytes() - before
         print(f"HTTP memory per live session (RSS growth / {sessions}): {grown / sessions / 1024:.1f} KiB")
 
 
