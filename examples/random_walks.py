@@ -37,23 +37,27 @@ def random_walks(
     cls = env_class(env_name)
     rng = random.Random(seed)
     walks = []
-    for idx in indices:
-        env = cls()
-        walk = Trajectory.start(env_name, idx, cls.instruction, source=f"random_walk_{kind}")
-        observation = env.reset(idx)
-        for _ in range(steps):
-            walk.conversations.append(Turn("human", observation, loss=not reading))
-            action = rng.choice(env.available_actions())
-            reply = f"Thought:\n{observation} I take a random step: {action}.\n\nAction:\n{action}"
-            walk.conversations.append(Turn("gpt", reply if reading else f"Action:\n{action}", loss=reading))
-            result = env.step(action)
-            observation = result.observation
-            if result.done:
-                break
-        if not reading:  # the last observation is the last thing a dynamics log predicts
-            walk.conversations.append(Turn("human", observation, loss=True))
+    env = cls()  # one env, reset per task: a JVM-backed env (SciWorld) starts once, not per walk
+    try:
+        for idx in indices:
+            walk = Trajectory.start(env_name, idx, cls.instruction, source=f"random_walk_{kind}")
+            observation = env.reset(idx)
+            for _ in range(steps):
+                walk.conversations.append(Turn("human", observation, loss=not reading))
+                action = rng.choice(env.available_actions())
+                reply = f"Thought:\n{observation} I take a random step: {action}.\n\nAction:\n{action}"
+                walk.conversations.append(
+                    Turn("gpt", reply if reading else f"Action:\n{action}", loss=reading)
+                )
+                result = env.step(action)
+                observation = result.observation
+                if result.done:
+                    break
+            if not reading:  # the last observation is the last thing a dynamics log predicts
+                walk.conversations.append(Turn("human", observation, loss=True))
+            walks.append(walk)
+    finally:
         env.close()
-        walks.append(walk)
     return walks
 
 
