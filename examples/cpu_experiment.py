@@ -1,13 +1,16 @@
-"""The CPU experiment of docs/results.md: BC vs AgentEvol vs ETO on held-out Maze tasks, over seeds.
+"""The CPU experiment of docs/results.md: BC vs AgentEvol vs ETO on held-out tasks, over seeds.
 
-For each seed it runs the demo (``examples/demo.py --seed S``: expert BC set of 64 training mazes, a small
-random Llama, BC, one AgentEvol iteration over 160 mazes x 2 samples, evaluation on the 26 held-out
-double-T starts), then one ETO iteration from that run's BC agent: the agent explores the 64 BC mazes
-greedily, each failure is paired with the expert trajectory of the same maze, DPO against the frozen BC
-agent, evaluation on the same test tasks.  Finally it prints and writes the table (mean and spread).
+For each seed it runs the demo (``examples/demo.py --seed S``: by default an expert BC set of 64 training
+mazes, a small random Llama, BC, one AgentEvol iteration over 160 mazes x 2 samples), then one ETO
+iteration from that run's BC agent: the agent explores the BC tasks greedily, each failure is paired with
+the expert trajectory of the same task, DPO against the frozen BC agent.  Every stage is then scored on
+every held-out set of the demo's ``plan.json`` (Maze: the double-T ``test`` and ``test_procedural``;
+BabyAI: unseen seeds of the chosen levels and AgentGym's ``test`` tasks of them).  Finally it prints and
+writes one table per held-out set (mean and spread).
 
     python examples/cpu_experiment.py --seeds 0 1 2 --out runs/experiment
     python examples/cpu_experiment.py --out runs/experiment_big --hidden 256 --layers 4   # demo.py options
+    python examples/cpu_experiment.py --out runs/babyai --env babyai --max-rounds 10 --explore-tasks 256
 
 Reruns resume: finished seeds and stages are kept.
 """
@@ -31,22 +34,21 @@ from agentenv.trainer.rollouts import (
     open_sources,
     run_until_complete,
     scores,
-    split_indices,
 )
 
 console = Console()
-#: the held-out test splits every stage is scored on: the double-T maze (AgentGym's) and in-distribution mazes
-SPLITS = ("test", "test_procedural")
 
 
-def success_on(model: Path, split: str, out: Path, seed: int) -> float:
-    """Greedy success rate of ``model`` on a Maze split (episodes in ``out``; a rerun resumes them)."""
-    cfg = EnvSettings(envs=["maze"], local=True, max_new_tokens=64, concurrency=50)
+def success_on(model: Path, plan: dict, tasks: list[int], out: Path, seed: int) -> float:
+    """Greedy success rate of ``model`` on ``tasks`` of the plan's env (episodes in ``out``; a rerun resumes)."""
+    env = plan["env"]
+    cfg = EnvSettings(
+        envs=[env], local=True, max_rounds=plan["max_rounds"], max_new_tokens=64, concurrency=50
+    )
     sources = open_sources(cfg)
     try:
-        tasks = {"maze": split_indices(sources["maze"], split)}
-        report = run_until_complete(cfg, model, sources, tasks, out, 1, 0.0, seed)
-        return scores(report)["maze"]["success"]
+        report = run_until_complete(cfg, model, sources, {env: tasks}, out, 1, 0.0, seed)
+        return scores(report)[env]["success"]
     finally:
         close_sources(sources)
 
@@ -61,6 +63,7 @@ def run_seed(
         + demo_args,
         check=True,
     )
+    plan = json.loads((demo / "plan.json").read_text())
     evol = json.loads((demo / "agentevol" / "summary.json").read_text())
     models = {
         ("BC" if it["iteration"] == 0 else f"AgentEvol {it['iteration']}"): Path(it["model"])
@@ -69,14 +72,14 @@ def run_seed(
     eto = run_eto(
         ETOConfig(
             model=str(demo / "agentevol" / "iter_0" / "model"),
-            expert_data=[str(demo / "maze_bc.jsonl")],
+            expert_data=[str(demo / f"{plan['env']}_bc.jsonl")],
             output_dir=str(demo / "eto"),
-            envs=["maze"],
+            envs=[plan["env"]],
             local=True,
+            max_rounds=plan["max_rounds"],
             iterations=1,
-            explore_split="train",
-            explore_limit=64,
-            eval_split="test",
+            explore_tasks=plan["bc"],
+            eval_tasks=next(iter(plan["held_out"].values())),
             learning_rate=eto_learning_rate,
             beta=eto_beta,
             num_epochs=3,
@@ -89,12 +92,20 @@ def run_seed(
     )
     models |= {f"ETO {it['iteration']}": Path(it["model"]) for it in eto["iterations"] if it["iteration"] > 0}
     # the model folder sits in its iteration folder (iter_m/model): episodes go beside the run's own eval.jsonl
+    # the first held-out set is the one AgentEvol and ETO score every iteration on: reuse those episodes
+    first = next(iter(plan["held_out"]))
     return {
-        split: {
-            stage: success_on(model, split, model.parent / f"eval_{split}.jsonl", seed)
+        name: {
+            stage: success_on(
+                model,
+                plan,
+                tasks,
+                model.parent / ("eval.jsonl" if name == first else f"eval_{name}.jsonl"),
+                seed,
+            )
             for stage, model in models.items()
         }
-        for split in SPLITS
+        for name, tasks in plan["held_out"].items()
     }
 
 
@@ -114,10 +125,11 @@ def main() -> None:
         for seed in args.seeds
     }
     tables = {}
-    for split in SPLITS:
+    env = json.loads((args.out / f"seed{args.seeds[0]}" / "plan.json").read_text())["env"]
+    for split in results[args.seeds[0]]:
         per_seed = {seed: results[seed][split] for seed in args.seeds}
         stages = list(dict.fromkeys(stage for by_stage in per_seed.values() for stage in by_stage))
-        table = Table(title=f"held-out Maze, split {split}: success rate")
+        table = Table(title=f"held-out {env} tasks, {split}: success rate")
         for column in ("stage", *[f"seed {s}" for s in args.seeds], "mean", "spread (max-min)"):
             table.add_column(column, justify="right")
         rows = []
@@ -133,7 +145,9 @@ def main() -> None:
             table.add_row(stage, *[f"{v:.1%}" for v in values], f"{row['mean']:.1%}", f"{row['spread']:.1%}")
         console.print(table)
         tables[split] = rows
-    (args.out / "results.json").write_text(json.dumps({"seeds": args.seeds, "splits": tables}, indent=2))
+    (args.out / "results.json").write_text(
+        json.dumps({"env": env, "seeds": args.seeds, "splits": tables}, indent=2)
+    )
 
 
 if __name__ == "__main__":

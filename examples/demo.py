@@ -12,6 +12,9 @@
 Everything lands under ``runs/demo`` (``--out``); rerunning resumes where a killed run stopped.
 Smaller or bigger: ``--bc-tasks``, ``--explore-tasks``, ``--iterations``, ``--hidden``, ``--layers``;
 ``--reading-walks N`` first teaches the random base to read its observations (docs/results.md).
+``--env babyai`` tells the same story on BabyAI levels (``--levels``, default GoToObjS6 and
+GoToLocalS8N7): BC and exploration on their first training seeds, held-out scores on their last
+``--test-tasks`` training seeds, which nothing trains on.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from random_walks import random_walks  # examples/, beside this file
@@ -39,14 +43,86 @@ from agentenv.trainer.launch import run_training
 console = Console()
 
 
+@dataclass
+class Plan:
+    """Which tasks each stage uses (written to ``plan.json`` so that other scripts score the same ones)."""
+
+    env: str
+    package: str  # the server package that serves it (``agentenv up PACKAGE``)
+    bc: list[int]  # the BC set: training tasks the expert demonstrates
+    explore: list[int]  # the wider set AgentEvol explores
+    held_out: dict[str, list[int]]  # named held-out task sets; the first is scored after every stage
+    expert_check: dict[str, list[int]]  # env -> tasks the experts are evaluated on (stage 2)
+    walks: list[int]  # training tasks the --reading-walks pretraining may walk in
+    max_rounds: int = 0
+
+
+def maze_plan(args: argparse.Namespace) -> Plan:
+    """Maze: BC on the first training mazes, explore more of them, test on the double-T maze (AgentGym's)
+    and on 200 procedural mazes held out from training."""
+    maze = env_class("maze")
+    train = list(maze.splits["train"])
+    test = list(maze.splits["test"])
+    return Plan(
+        env="maze",
+        package="lmrlgym",
+        bc=train[: args.bc_tasks],
+        explore=train[: args.explore_tasks],
+        held_out={"test": test, "test_procedural": list(maze.splits["test_procedural"])},
+        expert_check={"maze": test, "wordle": list(env_class("wordle").splits["test"])[:50]},
+        walks=train,
+        max_rounds=args.max_rounds,
+    )
+
+
+def babyai_plan(args: argparse.Namespace) -> Plan:
+    """BabyAI, limited to ``--levels``: BC on the first training seeds, explore more, test on the last
+    ``--test-tasks`` training seeds (never trained on) and on AgentGym's test tasks of those levels."""
+    from agentenv_babyai.levels import level_of, short_name
+
+    babyai = env_class("babyai")
+
+    def of_levels(indices: range) -> list[int]:
+        return [i for i in indices if short_name(level_of(i)[0]) in args.levels]
+
+    train, test = of_levels(babyai.splits["train"]), of_levels(babyai.splits["test"])
+    if not train:
+        raise SystemExit(f"no BabyAI level is called {args.levels}")
+    unseen = train[-args.test_tasks :]
+    if max(args.bc_tasks, args.explore_tasks) + len(unseen) > len(train):
+        raise SystemExit(f"{len(train)} training tasks: too few for these BC, explore and test sets")
+    return Plan(
+        env="babyai",
+        package="babyai",
+        bc=train[: args.bc_tasks],
+        explore=train[: args.explore_tasks],
+        held_out={"unseen_seeds": unseen, "test": test},
+        expert_check={"babyai": unseen},
+        walks=train[: -args.test_tasks],
+        max_rounds=args.max_rounds,
+    )
+
+
+PLANS = {"maze": maze_plan, "babyai": babyai_plan}
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--out", type=Path, default=Path("runs/demo"))
-    parser.add_argument("--bc-tasks", type=int, default=64, help="training mazes in the BC set")
-    parser.add_argument("--explore-tasks", type=int, default=160, help="training mazes AgentEvol explores")
-    parser.add_argument("--samples", type=int, default=2, help="explored episodes per maze (K)")
+    parser.add_argument("--env", choices=sorted(PLANS), default="maze", help="the env the agent learns")
+    parser.add_argument(
+        "--levels",
+        nargs="+",
+        default=["GoToObjS6", "GoToLocalS8N7"],
+        help="babyai: the levels it learns (names without BabyAI- and -vN)",
+    )
+    parser.add_argument("--bc-tasks", type=int, default=64, help="training tasks in the BC set")
+    parser.add_argument("--explore-tasks", type=int, default=160, help="training tasks AgentEvol explores")
+    parser.add_argument("--test-tasks", type=int, default=200, help="babyai: held-out tasks (unseen seeds)")
+    parser.add_argument("--samples", type=int, default=2, help="explored episodes per task (K)")
+    parser.add_argument("--max-rounds", type=int, default=0, help="rounds per episode (0: the env's own)")
     parser.add_argument("--iterations", type=int, default=1, help="AgentEvol iterations (M)")
     parser.add_argument("--epochs", type=float, default=16.0)
     parser.add_argument("--hidden", type=int, default=128)
@@ -67,24 +143,24 @@ def stage(title: str) -> float:
     return time.perf_counter()
 
 
-def base_model(folder: Path, corpus_files: list[Path], hidden: int, layers: int, seed: int) -> Path:
+def base_model(folder: Path, env: str, corpus_files: list[Path], hidden: int, layers: int, seed: int) -> Path:
     """A random Llama whose tokenizer is trained on the env's instruction and the expert trajectories."""
     if (folder / "config.json").exists():
         return folder
-    texts = [env_class("maze").instruction]
+    texts = [env_class(env).instruction]
     for path in corpus_files:
         texts += [turn.value for t in read_trajectories(path) for turn in t.conversations]
     tokenizer = train_tokenizer(texts, vocab_size=4096)
     return random_llama(folder, tokenizer, hidden=hidden, layers=layers, heads=4, seed=seed)
 
 
-def reading_model(base: Path, out: Path, walks: int, seed: int) -> Path:
-    """``base`` trained for one epoch on ``walks`` random-walk logs whose replies restate the observation."""
+def reading_model(base: Path, out: Path, env: str, tasks: list[int], steps: int, seed: int) -> Path:
+    """``base`` trained for one epoch on random walks (``steps`` long) of ``tasks`` whose replies restate
+    the observation."""
     data = out / "reading_walks.jsonl"
     if not data.exists():
         tmp = data.with_suffix(".tmp")
-        train = env_class("maze").splits["train"]
-        write_trajectories(tmp, random_walks("maze", list(train)[:walks], 15, seed, kind="reading"))
+        write_trajectories(tmp, random_walks(env, tasks, steps, seed, kind="reading"))
         tmp.replace(data)
     config = BCConfig(
         model=str(base),
@@ -105,47 +181,55 @@ def main() -> None:
     args = parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    maze = env_class("maze")
-    train = maze.splits["train"]
+    plan = PLANS[args.env](args)
+    (args.out / "plan.json").write_text(json.dumps(asdict(plan)))
+    test_name, test = next(iter(plan.held_out.items()))
 
     t = stage("1. servers up")
-    with ServerProcesses(["lmrlgym"], ports={"lmrlgym": free_port()}) as urls:
-        url = urls["lmrlgym"]
-        console.print(f"lmrlgym server (maze + wordle) at {url}  [{time.perf_counter() - t:.1f} s]")
+    with ServerProcesses([plan.package], ports={plan.package: free_port()}) as urls:
+        url = urls[plan.package]
+        console.print(f"{plan.package} server at {url}  [{time.perf_counter() - t:.1f} s]")
 
         t = stage("2. experts on held-out test tasks")
-        tasks = [EvalTask("maze", [url], i) for i in maze.splits["test"]]
-        tasks += [EvalTask("wordle", [url], i) for i in list(env_class("wordle").splits["test"])[:50]]
-        expert = evaluate(ExpertAgent(), tasks, args.out / "expert_eval.jsonl", concurrency=16)
+        tasks = [EvalTask(env, [url], i) for env, indices in plan.expert_check.items() for i in indices]
+        expert = evaluate(
+            ExpertAgent(),
+            tasks,
+            args.out / "expert_eval.jsonl",
+            concurrency=16,
+            max_rounds=plan.max_rounds or None,
+        )
         console.print(f"[{time.perf_counter() - t:.1f} s]")
 
-        t = stage(f"3. expert trajectories on {args.bc_tasks} training mazes (the BC set)")
-        bc_data = args.out / "maze_bc.jsonl"
-        collect("maze", [url], list(train)[: args.bc_tasks], bc_data, concurrency=16)
+        t = stage(f"3. expert trajectories on {len(plan.bc)} training tasks (the BC set)")
+        bc_data = args.out / f"{plan.env}_bc.jsonl"
+        collect(plan.env, [url], plan.bc, bc_data, concurrency=16)
         console.print(f"{bc_data}  [{time.perf_counter() - t:.1f} s]")
 
         t = stage(f"4. base model: random Llama, hidden {args.hidden}, {args.layers} layers")
-        model = base_model(args.out / "base_model", [bc_data], args.hidden, args.layers, args.seed)
+        model = base_model(args.out / "base_model", plan.env, [bc_data], args.hidden, args.layers, args.seed)
         if args.reading_walks:
             console.print(f"teaching it to read: {args.reading_walks} random-walk logs")
-            model = reading_model(model, args.out, args.reading_walks, args.seed)
+            walks = plan.walks[: args.reading_walks]
+            model = reading_model(model, args.out, plan.env, walks, plan.max_rounds or 15, args.seed)
         console.print(f"{model}  [{time.perf_counter() - t:.1f} s]")
 
         t = stage(
-            f"5. AgentEvol: BC, then {args.iterations} iteration(s) exploring {args.explore_tasks} mazes"
+            f"5. AgentEvol: BC, then {args.iterations} iteration(s) exploring {len(plan.explore)} tasks, "
+            f"scored on {len(test)} held-out tasks ({test_name})"
         )
         config = AgentEvolConfig(
             model=str(model),
             data=[str(bc_data)],
             output_dir=str(args.out / "agentevol"),
-            envs=["maze"],
+            envs=[plan.env],
             urls=[url],
+            max_rounds=plan.max_rounds,
             iterations=args.iterations,
-            explore_split="train",
-            explore_limit=args.explore_tasks,
+            explore_tasks=plan.explore,
             samples_per_instruction=args.samples,
             explore_temperature=0.7,
-            eval_split="test",
+            eval_tasks=test,
             learning_rate=2e-3,
             num_epochs=args.epochs,
             batch_size=4,

@@ -162,6 +162,22 @@ def test_rft_defaults_and_bc_instruction_set():
     assert _explore_tasks(evol, toy_sources(), initial) == {"toy": [0, 1, 2, 3, 4]}  # the wider split
 
 
+def test_explicit_task_lists_replace_the_splits():
+    from agentenv.trainer.eto import _explore_tasks as eto_explore_tasks
+    from agentenv.trainer.rollouts import task_indices
+
+    source = toy_sources()["toy"]
+    assert task_indices(source, "test") == [100, 101, 102, 103]
+    assert task_indices(source, "test", [103, 100], limit=1) == [103]
+    initial = [traj("toy", 1, 1.0), traj("toy", 3, 1.0), traj("toy", 4, 1.0)]
+    evol = AgentEvolConfig(
+        model="m", output_dir="o", data=["d"], envs=["toy"], explore_tasks=[5, 3, 1], explore_limit=2
+    )
+    assert _explore_tasks(evol, toy_sources(), initial) == {"toy": [5, 3]}  # in the order given, then cut
+    eto = ETOConfig(model="m", output_dir="o", expert_data=["d"], envs=["toy"], explore_tasks=[5, 3, 1])
+    assert eto_explore_tasks(eto, toy_sources(), initial) == {"toy": [3, 1]}  # only those with an expert
+
+
 # --- ETO pairs and Best-of-N --------------------------------------------------------------------------------
 
 
@@ -307,7 +323,7 @@ def test_one_eto_iteration_end_to_end(base_model, expert_data, tmp_path):
         envs=["toy"],
         iterations=1,
         iteration_learning_rates=[1e-3],
-        eval_limit=2,
+        eval_tasks=[101, 103],
         **small_training(batch_size=1),
     )
     summary = run_eto(cfg, sources=toy_sources(), progress=False)
@@ -323,6 +339,7 @@ def test_one_eto_iteration_end_to_end(base_model, expert_data, tmp_path):
         0.6931, abs=1e-3
     )  # policy == reference at step 1
     assert summary["iterations"][1]["pairs"] == 1 and summary["iterations"][1]["scores"]["toy"]["n"] == 2
+    assert sorted(t.data_idx for t in read_trajectories(it1 / "eval.jsonl")) == [101, 103]
     assert (it1 / "model" / "model.safetensors").exists()
 
 
@@ -375,6 +392,9 @@ def test_cli_flags_build_the_configs(tmp_path):
             "--no-resume",
             "--train-launcher",
             "torchrun --nproc_per_node 8",
+            "--explore-tasks",
+            "7",
+            "9",
         ]
     )
     cfg = dataclass_from_args(AgentEvolConfig, args)
@@ -385,6 +405,7 @@ def test_cli_flags_build_the_configs(tmp_path):
         ["a.jsonl", "b.json"],
     )
     assert (cfg.keep_threshold, cfg.merge, cfg.resume) == (0.5, "previous", False)
+    assert (cfg.explore_tasks, cfg.eval_tasks) == ([7, 9], [])
     for command in (
         ["train", "eto", "--help"],
         ["train", "rft", "--help"],

@@ -32,7 +32,7 @@ from agentenv.trainer.rollouts import (
     RolloutSettings,
     close_sources,
     open_sources,
-    split_indices,
+    task_indices,
 )
 from agentenv.trainer.rollouts import keep_threshold as env_keep_threshold
 from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
@@ -253,7 +253,7 @@ def _bc_config(cfg: AgentEvolConfig, data: list[str], out: Path) -> BCConfig:
 def _explore_tasks(
     cfg: AgentEvolConfig, envs: Mapping[str, EnvSource], initial: list[Trajectory]
 ) -> dict[str, list[int]]:
-    tasks = {env: split_indices(src, cfg.explore_split) for env, src in envs.items()}
+    tasks = {env: task_indices(src, cfg.explore_split, cfg.explore_tasks) for env, src in envs.items()}
     if cfg.explore_items == "data":
         in_data: dict[str, set[int]] = {}
         for t in initial:

@@ -37,7 +37,7 @@ from agentenv.trainer.rollouts import (
     RolloutSettings,
     close_sources,
     open_sources,
-    split_indices,
+    task_indices,
 )
 from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
 
@@ -179,10 +179,10 @@ def _explore_tasks(
             with_expert.setdefault(t.env, set()).add(t.data_idx)
         except ValueError:
             continue
-    tasks = {
-        env: [i for i in split_indices(src, cfg.explore_split) if i in with_expert.get(env, ())]
-        for env, src in envs.items()
-    }
+    tasks = {}
+    for env, src in envs.items():
+        indices = task_indices(src, cfg.explore_split, cfg.explore_tasks)
+        tasks[env] = [i for i in indices if i in with_expert.get(env, ())]
     if cfg.explore_limit > 0:
         tasks = {env: indices[: cfg.explore_limit] for env, indices in tasks.items()}
     return tasks

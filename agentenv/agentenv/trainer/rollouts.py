@@ -50,10 +50,14 @@ class RolloutSettings(EnvSettings):
     explore_split: str = "train"
     #: explore at most this many tasks per env (0: the whole split)
     explore_limit: int = 0
+    #: explore exactly these task indices in every env instead of explore_split (e.g. one BabyAI level)
+    explore_tasks: list[int] = field(default_factory=list)
     #: split the model is evaluated on after each iteration
     eval_split: str = "test"
     #: evaluate on at most this many tasks per env (0: the whole split)
     eval_limit: int = 0
+    #: evaluate on exactly these task indices in every env instead of eval_split
+    eval_tasks: list[int] = field(default_factory=list)
     #: sampling temperature for evaluation (0: greedy)
     eval_temperature: float = 0.0
 
@@ -103,6 +107,12 @@ def split_indices(source: EnvSource, split: str, limit: int = 0) -> list[int]:
         raise ValueError(f"{source.name}: no split {split!r} (it has: {', '.join(splits) or 'none'})")
     start, stop = splits[split]
     indices = list(range(start, stop))
+    return indices[:limit] if limit > 0 else indices
+
+
+def task_indices(source: EnvSource, split: str, explicit: Sequence[int] = (), limit: int = 0) -> list[int]:
+    """``explicit`` task indices if any are given, else those of ``split``; the first ``limit`` when > 0."""
+    indices = list(explicit) or split_indices(source, split)
     return indices[:limit] if limit > 0 else indices
 
 

@@ -160,12 +160,14 @@ def explore_stage(cfg, sources, it: IterationDir, model: str | os.PathLike, task
 def evaluate_stage(
     cfg, sources, it: IterationDir, model: str | os.PathLike, progress: bool = True
 ) -> dict[str, Any]:
-    """The "evaluated" stage of an iteration: ``model`` on every env's ``cfg.eval_split`` (greedy unless
+    """The "evaluated" stage of an iteration: ``model`` on every env's ``cfg.eval_split`` (or ``eval_tasks``; greedy unless
     ``cfg.eval_temperature``), into ``iter_m/eval.jsonl``; returns ``{"model", "scores"}``."""
-    from agentenv.trainer.rollouts import run_until_complete, scores, split_indices
+    from agentenv.trainer.rollouts import run_until_complete, scores, task_indices
 
     if not it.done("evaluated"):
-        tasks = {env: split_indices(src, cfg.eval_split, cfg.eval_limit) for env, src in sources.items()}
+        tasks = {
+            env: task_indices(src, cfg.eval_split, cfg.eval_tasks, cfg.eval_limit) for env, src in sources.items()
+        }
         report = run_until_complete(
             cfg, model, sources, tasks, it / "eval.jsonl", 1, cfg.eval_temperature, cfg.seed, progress
         )

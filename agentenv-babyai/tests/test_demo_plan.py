@@ -1,0 +1,40 @@
+"""The BabyAI plan of ``examples/demo.py --env babyai``: which tasks BC, exploration, the reading walks and
+the held-out scores use (the experiment of docs/results.md rests on these sets being disjoint)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pytest
+from agentenv_babyai.levels import level_of, short_name
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+import demo  # noqa: E402
+
+
+def plan(**overrides) -> demo.Plan:
+    args = dict(
+        levels=["GoToObjS6", "GoToLocalS8N7"], bc_tasks=64, explore_tasks=256, test_tasks=200, max_rounds=10
+    )
+    return demo.babyai_plan(argparse.Namespace(**(args | overrides)))
+
+
+def test_held_out_seeds_are_never_trained_or_walked_on():
+    p = plan()
+    unseen, test = p.held_out["unseen_seeds"], p.held_out["test"]
+    assert len(unseen) == 200 and len(test) == 20  # AgentGym's test split has 10 tasks per level
+    assert p.bc == p.explore[:64] and len(p.explore) == 256
+    assert not set(unseen) & (set(p.explore) | set(p.walks))
+    assert not set(test) & (set(p.explore) | set(p.walks) | set(unseen))
+    every = p.explore + p.walks + unseen + test
+    assert {short_name(level_of(i)[0]) for i in every} == {"GoToObjS6", "GoToLocalS8N7"}
+    assert p.expert_check == {"babyai": unseen} and p.max_rounds == 10
+
+
+def test_a_plan_that_does_not_fit_is_refused():
+    with pytest.raises(SystemExit, match="no BabyAI level"):
+        plan(levels=["NoSuchLevel"])
+    with pytest.raises(SystemExit, match="too few"):
+        plan(levels=["GoToObjS6"], explore_tasks=400)  # 500 training seeds: 400 + 200 held out do not fit
