@@ -119,6 +119,14 @@ def test_samples_per_task_and_per_episode_seeds(tmp_path):
     assert sorted(again.seen) == sorted(agent.seen)  # ... the same in every run
 
 
+def test_reopening_a_run_with_other_settings_warns_except_the_seed_of_a_greedy_run(tmp_path, capsys):
+    out = tmp_path / "run.jsonl"
+    for temperature, seed in ((0.0, 1), (0.0, 2), (0.7, 2), (0.7, 3)):
+        evaluate(Counter(), tasks([0]), out, temperature=temperature, seed=seed, sources=LOCAL, progress=False)
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert [w.split(" with ")[1] for w in warnings] == ["temperature=0.0, now 0.7", "seed=2, now 3"]
+
+
 def test_env_errors_are_counted_not_written(tmp_path):
     class Crashy(GuessEnv):
         def step(self, action):

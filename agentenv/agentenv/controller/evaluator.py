@@ -201,7 +201,10 @@ def _latest(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
 
 def _record_run_start(meta_path: Path, settings: dict[str, Any], *, n_tasks: int, n_todo: int) -> dict[str, Any]:
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    greedy = meta.get("temperature") == 0 and settings["temperature"] == 0  # greedy decoding ignores the seed
     for name in ("agent", "temperature", "seed", "samples_per_task", "max_rounds"):
+        if name == "seed" and greedy:
+            continue
         if name in meta and meta[name] != settings[name]:
             print(
                 f"[agentenv] warning: {meta_path} was started with {name}={meta[name]!r}, now {settings[name]!r}",
