@@ -37,6 +37,10 @@ from agentenv.trainer.rollouts import (
 )
 
 console = Console()
+ETO_LEARNING_RATE, ETO_BETA = (
+    1e-4,
+    0.1,
+)  # DPO settings for a 0.4M-parameter model (the paper's 1e-6 is for 7B)
 
 
 def success_on(model: Path, plan: dict, tasks: list[int], out: Path, seed: int) -> float:
@@ -51,6 +55,36 @@ def success_on(model: Path, plan: dict, tasks: list[int], out: Path, seed: int) 
         return scores(report)[env]["success"]
     finally:
         close_sources(sources)
+
+
+def eto_stage(demo: Path, plan: dict, seed: int, learning_rate: float, beta: float) -> dict:
+    """One ETO iteration from the seed's BC agent; settings other than the defaults get their own folder."""
+    folder = (
+        "eto"
+        if (learning_rate, beta) == (ETO_LEARNING_RATE, ETO_BETA)
+        else f"eto_lr{learning_rate:g}_beta{beta:g}"
+    )
+    return run_eto(
+        ETOConfig(
+            model=str(demo / "agentevol" / "iter_0" / "model"),
+            expert_data=[str(demo / f"{plan['env']}_bc.jsonl")],
+            output_dir=str(demo / folder),
+            envs=[plan["env"]],
+            local=True,
+            max_rounds=plan["max_rounds"],
+            iterations=1,
+            explore_tasks=plan["bc"],
+            eval_tasks=next(iter(plan["held_out"].values())),
+            learning_rate=learning_rate,
+            beta=beta,
+            num_epochs=3,
+            batch_size=4,
+            max_length=1536,
+            max_new_tokens=64,
+            seed=seed,
+            cpu=True,
+        )
+    )
 
 
 def run_seed(
@@ -69,27 +103,7 @@ def run_seed(
         ("BC" if it["iteration"] == 0 else f"AgentEvol {it['iteration']}"): Path(it["model"])
         for it in evol["iterations"]
     }
-    eto = run_eto(
-        ETOConfig(
-            model=str(demo / "agentevol" / "iter_0" / "model"),
-            expert_data=[str(demo / f"{plan['env']}_bc.jsonl")],
-            output_dir=str(demo / "eto"),
-            envs=[plan["env"]],
-            local=True,
-            max_rounds=plan["max_rounds"],
-            iterations=1,
-            explore_tasks=plan["bc"],
-            eval_tasks=next(iter(plan["held_out"].values())),
-            learning_rate=eto_learning_rate,
-            beta=eto_beta,
-            num_epochs=3,
-            batch_size=4,
-            max_length=1536,
-            max_new_tokens=64,
-            seed=seed,
-            cpu=True,
-        )
-    )
+    eto = eto_stage(demo, plan, seed, eto_learning_rate, eto_beta)
     models |= {f"ETO {it['iteration']}": Path(it["model"]) for it in eto["iterations"] if it["iteration"] > 0}
     # the model folder sits in its iteration folder (iter_m/model): episodes go beside the run's own eval.jsonl
     # the first held-out set is the one AgentEvol and ETO score every iteration on: reuse those episodes
@@ -115,8 +129,8 @@ def main() -> None:
     )
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--out", type=Path, default=Path("runs/experiment"))
-    parser.add_argument("--eto-learning-rate", type=float, default=1e-4)
-    parser.add_argument("--eto-beta", type=float, default=0.1)
+    parser.add_argument("--eto-learning-rate", type=float, default=ETO_LEARNING_RATE)
+    parser.add_argument("--eto-beta", type=float, default=ETO_BETA)
     # anything else goes to demo.py, e.g. --hidden 256 --layers 4 for a bigger base model
     args, demo_args = parser.parse_known_args()
 
