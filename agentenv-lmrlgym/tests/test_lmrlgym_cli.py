@@ -40,6 +40,28 @@ def test_up_starts_healthy_servers_and_ctrl_c_stops_them_all():
             up.kill()
 
 
+def test_servers_do_not_outlive_a_killed_launcher():
+    port = free_port()
+    up = subprocess.Popen([*AGENTENV, "up", "lmrlgym", "--port", f"lmrlgym={port}"], stdout=subprocess.PIPE, text=True)
+    children = []
+    try:
+        for line in up.stdout:
+            if "all servers healthy" in line:
+                break
+        children = psutil.Process(up.pid).children(recursive=True)
+        assert children, "no server process"
+        up.kill()  # SIGKILL: `up` cannot stop its servers itself
+        up.wait(timeout=10)
+        _, alive = psutil.wait_procs(children, timeout=30)
+        assert not alive
+    finally:
+        for child in children:
+            if child.is_running():
+                child.kill()
+        if up.poll() is None:
+            up.kill()
+
+
 @pytest.mark.slow
 def test_expert_eval_prints_full_success_on_both_test_splits(tmp_path):
     with ServerProcesses(["lmrlgym"], ports={"lmrlgym": free_port()}) as urls:

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 
@@ -30,8 +31,28 @@ def serve(
     """Serve env ``name`` (or a server group such as ``lmrlgym``) until interrupted."""
     import uvicorn
 
+    if PARENT_PID_VAR in os.environ:  # started by ServerProcesses: do not outlive it
+        stop_when_orphaned(int(os.environ[PARENT_PID_VAR]))
+
     app = create_app(env_classes(name), max_sessions=max_sessions, ttl_s=ttl_s, token=token)
     uvicorn.run(app, host=host, port=port or default_port(name), log_level=log_level, access_log=False)
+
+
+#: set by ServerProcesses for its servers: the launcher's pid, which they watch
+PARENT_PID_VAR = "AGENTENV_PARENT_PID"
+
+
+def stop_when_orphaned(parent_pid: int, interval_s: float = 0.5) -> None:
+    """SIGTERM this process (uvicorn's graceful shutdown: sessions closed) once ``parent_pid`` is no longer
+    its parent.  A launcher killed without the chance to stop its servers (SIGKILL, an unhandled SIGTERM)
+    then leaves none behind."""
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(interval_s)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="stop-when-orphaned", daemon=True).start()
 
 
 class ServerProcesses:
@@ -65,7 +86,8 @@ class ServerProcesses:
             for name in self.names:
                 command = [sys.executable, "-m", "agentenv.cli", "serve", name, "--host", self.host]
                 command += ["--port", str(self.ports[name]), *self.extra_args]
-                self.procs[name] = subprocess.Popen(command, start_new_session=True)
+                env = os.environ | {PARENT_PID_VAR: str(os.getpid())}
+                self.procs[name] = subprocess.Popen(command, start_new_session=True, env=env)
             for name in self.names:
                 self._wait_healthy(name)
         except BaseException:
