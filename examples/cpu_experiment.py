@@ -104,8 +104,8 @@ def run_seed(
     }
     eto = eto_stage(demo, plan, seed, eto_learning_rate, eto_beta)
     models |= {f"ETO {it['iteration']}": Path(it["model"]) for it in eto["iterations"] if it["iteration"] > 0}
-    # the model folder sits in its iteration folder (iter_m/model): episodes go beside the run's own eval.jsonl
-    # the first held-out set is the one AgentEvol and ETO score every iteration on: reuse those episodes
+    # episodes go beside each model (iter_m/model); the first held-out set is the one AgentEvol and ETO
+    # already scored every iteration on, so its episodes are the run's own iter_m/eval.jsonl
     first = next(iter(plan["held_out"]))
     return {
         name: {

@@ -88,17 +88,18 @@ def babyai_plan(args: argparse.Namespace) -> Plan:
     train, test = of_levels(babyai.splits["train"]), of_levels(babyai.splits["test"])
     if not train:
         raise SystemExit(f"no BabyAI level is called {args.levels}")
-    unseen = train[-args.test_tasks :]
-    if max(args.bc_tasks, args.explore_tasks) + len(unseen) > len(train):
+    cut = len(train) - args.test_tasks  # the last --test-tasks seeds are held out
+    seen, unseen = train[:cut], train[cut:]
+    if max(args.bc_tasks, args.explore_tasks) > len(seen):
         raise SystemExit(f"{len(train)} training tasks: too few for these BC, explore and test sets")
     return Plan(
         env="babyai",
         package="babyai",
-        bc=train[: args.bc_tasks],
-        explore=train[: args.explore_tasks],
+        bc=seen[: args.bc_tasks],
+        explore=seen[: args.explore_tasks],
         held_out={"unseen_seeds": unseen, "test": test},
         expert_check={"babyai": unseen},
-        walks=train[: -args.test_tasks],
+        walks=seen,
         max_rounds=args.max_rounds,
     )
 

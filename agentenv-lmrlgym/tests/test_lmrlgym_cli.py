@@ -18,14 +18,19 @@ from agentenv.server.testing import free_port
 AGENTENV = [sys.executable, "-m", "agentenv.cli"]
 
 
+def start_up(port: int) -> tuple[subprocess.Popen, list[psutil.Process]]:
+    """``agentenv up lmrlgym`` on ``port``, once it says its servers are healthy, and its server processes."""
+    up = subprocess.Popen([*AGENTENV, "up", "lmrlgym", "--port", f"lmrlgym={port}"], stdout=subprocess.PIPE, text=True)
+    for line in up.stdout:
+        if "all servers healthy" in line:
+            break
+    return up, psutil.Process(up.pid).children(recursive=True)
+
+
 def test_up_starts_healthy_servers_and_ctrl_c_stops_them_all():
     port = free_port()
-    up = subprocess.Popen([*AGENTENV, "up", "lmrlgym", "--port", f"lmrlgym={port}"], stdout=subprocess.PIPE, text=True)
+    up, children = start_up(port)
     try:
-        for line in up.stdout:
-            if "all servers healthy" in line:
-                break
-        children = psutil.Process(up.pid).children(recursive=True)
         assert children, "no server process"
         assert httpx.get(f"http://127.0.0.1:{port}/maze/health").json()["status"] == "ok"
         assert httpx.get(f"http://127.0.0.1:{port}/wordle/info").json()["env"] == "wordle"
@@ -41,14 +46,8 @@ def test_up_starts_healthy_servers_and_ctrl_c_stops_them_all():
 
 
 def test_servers_do_not_outlive_a_killed_launcher():
-    port = free_port()
-    up = subprocess.Popen([*AGENTENV, "up", "lmrlgym", "--port", f"lmrlgym={port}"], stdout=subprocess.PIPE, text=True)
-    children = []
+    up, children = start_up(free_port())
     try:
-        for line in up.stdout:
-            if "all servers healthy" in line:
-                break
-        children = psutil.Process(up.pid).children(recursive=True)
         assert children, "no server process"
         up.kill()  # SIGKILL: `up` cannot stop its servers itself
         up.wait(timeout=10)

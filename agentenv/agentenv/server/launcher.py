@@ -17,6 +17,22 @@ from agentenv.envs.registry import default_port, env_classes
 
 from .app import create_app
 
+#: set by ServerProcesses for its servers: the launcher's pid, which they watch
+PARENT_PID_VAR = "AGENTENV_PARENT_PID"
+
+
+def stop_when_orphaned(parent_pid: int, interval_s: float = 0.5) -> None:
+    """SIGTERM this process (uvicorn's graceful shutdown: sessions closed) once ``parent_pid`` is no longer
+    its parent.  A launcher killed without the chance to stop its servers (SIGKILL, an unhandled SIGTERM)
+    then leaves none behind."""
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(interval_s)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="stop-when-orphaned", daemon=True).start()
+
 
 def serve(
     name: str,
@@ -36,23 +52,6 @@ def serve(
 
     app = create_app(env_classes(name), max_sessions=max_sessions, ttl_s=ttl_s, token=token)
     uvicorn.run(app, host=host, port=port or default_port(name), log_level=log_level, access_log=False)
-
-
-#: set by ServerProcesses for its servers: the launcher's pid, which they watch
-PARENT_PID_VAR = "AGENTENV_PARENT_PID"
-
-
-def stop_when_orphaned(parent_pid: int, interval_s: float = 0.5) -> None:
-    """SIGTERM this process (uvicorn's graceful shutdown: sessions closed) once ``parent_pid`` is no longer
-    its parent.  A launcher killed without the chance to stop its servers (SIGKILL, an unhandled SIGTERM)
-    then leaves none behind."""
-
-    def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(interval_s)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    threading.Thread(target=watch, name="stop-when-orphaned", daemon=True).start()
 
 
 class ServerProcesses:

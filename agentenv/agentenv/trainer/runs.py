@@ -160,8 +160,8 @@ def explore_stage(cfg, sources, it: IterationDir, model: str | os.PathLike, task
 def evaluate_stage(
     cfg, sources, it: IterationDir, model: str | os.PathLike, progress: bool = True
 ) -> dict[str, Any]:
-    """The "evaluated" stage of an iteration: ``model`` on every env's ``cfg.eval_split`` (or ``eval_tasks``; greedy unless
-    ``cfg.eval_temperature``), into ``iter_m/eval.jsonl``; returns ``{"model", "scores"}``."""
+    """The "evaluated" stage of an iteration: ``model`` on every env's ``cfg.eval_split`` or ``cfg.eval_tasks``
+    (greedy unless ``cfg.eval_temperature``), into ``iter_m/eval.jsonl``; returns ``{"model", "scores"}``."""
     from agentenv.trainer.rollouts import run_until_complete, scores, task_indices
 
     if not it.done("evaluated"):
