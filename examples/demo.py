@@ -11,6 +11,7 @@
 
 Everything lands under ``runs/demo`` (``--out``); rerunning resumes where a killed run stopped.
 Smaller or bigger: ``--bc-tasks``, ``--explore-tasks``, ``--iterations``, ``--hidden``, ``--layers``;
+``--base FOLDER`` starts from a model of your own instead of the random Llama;
 ``--reading-walks N`` first teaches the random base to read its observations (docs/results.md).
 ``--env babyai`` tells the same story on BabyAI levels (``--levels``, default GoToObjS6 and
 GoToLocalS8N7): BC and exploration on their first training seeds, held-out scores on their last
@@ -126,6 +127,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--max-rounds", type=int, default=0, help="rounds per episode (0: the env's own)")
     parser.add_argument("--iterations", type=int, default=1, help="AgentEvol iterations (M)")
     parser.add_argument("--epochs", type=float, default=16.0)
+    parser.add_argument(
+        "--base",
+        type=Path,
+        help="start from this model folder (e.g. a pretrained one) instead of a new random Llama; "
+        "--seed then varies only the data order and the sampling",
+    )
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
@@ -135,6 +142,12 @@ def parse_args() -> argparse.Namespace:
         default=0,
         help="first teach the random base to read: train it on this many random-walk logs of training mazes "
         "whose replies restate the observation (examples/random_walks.py; no policy in them)",
+    )
+    parser.add_argument(
+        "--reading-kind",
+        choices=["reading", "task_reading"],
+        default="reading",
+        help="task_reading: the walks' replies also restate the task (the goal) every turn",
     )
     return parser.parse_args()
 
@@ -155,13 +168,15 @@ def base_model(folder: Path, env: str, corpus_files: list[Path], hidden: int, la
     return random_llama(folder, tokenizer, hidden=hidden, layers=layers, heads=4, seed=seed)
 
 
-def reading_model(base: Path, out: Path, env: str, tasks: list[int], steps: int, seed: int) -> Path:
+def reading_model(
+    base: Path, out: Path, env: str, tasks: list[int], steps: int, seed: int, kind: str = "reading"
+) -> Path:
     """``base`` trained for one epoch on random walks (``steps`` long) of ``tasks`` whose replies restate
-    the observation."""
+    the observation (``kind``: see examples/random_walks.py)."""
     data = out / "reading_walks.jsonl"
     if not data.exists():
         tmp = data.with_suffix(".tmp")
-        write_trajectories(tmp, random_walks(env, tasks, steps, seed, kind="reading"))
+        write_trajectories(tmp, random_walks(env, tasks, steps, seed, kind))
         tmp.replace(data)
     config = BCConfig(
         model=str(base),
@@ -207,12 +222,20 @@ def main() -> None:
         collect(plan.env, [url], plan.bc, bc_data, concurrency=16)
         console.print(f"{bc_data}  [{time.perf_counter() - t:.1f} s]")
 
-        t = stage(f"4. base model: random Llama, hidden {args.hidden}, {args.layers} layers")
-        model = base_model(args.out / "base_model", plan.env, [bc_data], args.hidden, args.layers, args.seed)
+        if args.base:
+            t = stage(f"4. base model: {args.base}")
+            model = args.base
+        else:
+            t = stage(f"4. base model: random Llama, hidden {args.hidden}, {args.layers} layers")
+            model = base_model(
+                args.out / "base_model", plan.env, [bc_data], args.hidden, args.layers, args.seed
+            )
         if args.reading_walks:
             console.print(f"teaching it to read: {args.reading_walks} random-walk logs")
             walks = plan.walks[: args.reading_walks]
-            model = reading_model(model, args.out, plan.env, walks, plan.max_rounds or 15, args.seed)
+            model = reading_model(
+                model, args.out, plan.env, walks, plan.max_rounds or 15, args.seed, args.reading_kind
+            )
         console.print(f"{model}  [{time.perf_counter() - t:.1f} s]")
 
         t = stage(

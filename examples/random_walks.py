@@ -7,16 +7,22 @@ The moves are drawn uniformly from ``available_actions()``.  Two kinds of log:
 - ``reading``: every reply restates the observation it answers, then names the random move, in the ReAct
   format ("Thought:\n<observation> I take a random step: move up.\n\nAction:\nmove up"), loss on the
   replies — the model learns to read its observation into its thought, which a pretrained LLM can already
-  do and a random-weight one cannot.
+  do and a random-weight one cannot;
+- ``task_reading``: as ``reading``, and every reply first restates the task — the first line of the
+  walk's first observation (BabyAI's "Your goal: go to the red ball") — so the model learns to carry the
+  goal from the start of the episode into every thought.
 
 docs/results.md uses them to give a random-weight model that prior competence before behavioural cloning.
 
     python examples/random_walks.py --env maze --split train --steps 15 --kind reading --out runs/walks.jsonl
+    python examples/random_walks.py --env babyai --kind task_reading --sample 3000 --steps 6 \
+        --exclude runs/babyai/seed0/plan.json --out runs/babyai_walks.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,7 +30,7 @@ from pathlib import Path
 from agentenv.data.trajectory import Trajectory, Turn, write_trajectories
 from agentenv.envs.registry import env_class
 
-KINDS = ("dynamics", "reading")
+KINDS = ("dynamics", "reading", "task_reading")
 
 
 def random_walks(
@@ -33,7 +39,7 @@ def random_walks(
     """One walk of at most ``steps`` uniformly random available actions per task, in AgentTraj form."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
-    reading = kind == "reading"
+    reading = kind in ("reading", "task_reading")
     cls = env_class(env_name)
     rng = random.Random(seed)
     walks = []
@@ -42,10 +48,11 @@ def random_walks(
         for idx in indices:
             walk = Trajectory.start(env_name, idx, cls.instruction, source=f"random_walk_{kind}")
             observation = env.reset(idx)
+            task = observation.splitlines()[0] + " " if kind == "task_reading" else ""
             for _ in range(steps):
                 walk.conversations.append(Turn("human", observation, loss=not reading))
                 action = rng.choice(env.available_actions())
-                reply = f"Thought:\n{observation} I take a random step: {action}.\n\nAction:\n{action}"
+                reply = f"Thought:\n{task}{observation} I take a random step: {action}.\n\nAction:\n{action}"
                 walk.conversations.append(
                     Turn("gpt", reply if reading else f"Action:\n{action}", loss=reading)
                 )
@@ -70,9 +77,17 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--kind", choices=KINDS, default="dynamics")
+    parser.add_argument("--sample", type=int, default=0, help="walk in this many random tasks of the split")
+    parser.add_argument("--exclude", type=Path, help="a demo's plan.json: never walk in its held-out tasks")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    walks = random_walks(args.env, env_class(args.env).splits[args.split], args.steps, args.seed, args.kind)
+    tasks = list(env_class(args.env).splits[args.split])
+    if args.exclude:
+        held_out = {i for ids in json.loads(args.exclude.read_text())["held_out"].values() for i in ids}
+        tasks = [i for i in tasks if i not in held_out]
+    if args.sample:
+        tasks = sorted(random.Random(args.seed).sample(tasks, args.sample))
+    walks = random_walks(args.env, tasks, args.steps, args.seed, args.kind)
     write_trajectories(args.out, walks)
     print(f"{len(walks)} walks -> {args.out}")
 

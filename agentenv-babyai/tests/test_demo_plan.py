@@ -38,3 +38,22 @@ def test_a_plan_that_does_not_fit_is_refused():
         plan(levels=["NoSuchLevel"])
     with pytest.raises(SystemExit, match="too few"):
         plan(levels=["GoToObjS6"], explore_tasks=400)  # 500 training seeds: 400 + 200 held out do not fit
+
+
+def test_task_reading_walks_restate_the_goal_in_every_reply():
+    from random_walks import random_walks
+
+    tasks = plan().walks[:3]
+    for walk in random_walks("babyai", tasks, steps=4, seed=1, kind="task_reading"):
+        goal = walk.conversations[2].value.splitlines()[0]
+        assert goal.startswith("Your goal: go to ")
+        replies = [t for t in walk.conversations[2:] if t.role == "gpt"]
+        assert replies and all(t.loss for t in replies)
+        assert all(t.value.startswith(f"Thought:\n{goal} ") for t in replies)
+        observations = [t for t in walk.conversations[2:] if t.role == "human"]
+        assert not any(t.loss for t in observations)
+        for observation, reply in zip(observations, replies, strict=True):  # the move is one it was offered
+            assert reply.value.split("Action:\n")[1] in observation.value.split("Available actions: ")[1]
+    plain = random_walks("babyai", tasks[:1], steps=2, seed=1, kind="reading")[0]
+    assert plain.conversations[3].value.startswith("Thought:\nYour goal:")  # only the first reply restates it
+    assert not plain.conversations[5].value.startswith("Thought:\nYour goal:")
