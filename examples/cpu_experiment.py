@@ -2,15 +2,18 @@
 
 For each seed it runs the demo (``examples/demo.py --seed S``: by default an expert BC set of 64 training
 mazes, a small random Llama, BC, one AgentEvol iteration over 160 mazes x 2 samples), then one ETO
-iteration from that run's BC agent: the agent explores the BC tasks greedily, each failure is paired with
-the expert trajectory of the same task, DPO against the frozen BC agent.  Every stage is then scored on
-every held-out set of the demo's ``plan.json`` (Maze: the double-T ``test`` and ``test_procedural``;
-BabyAI: unseen seeds of the chosen levels and AgentGym's ``test`` tasks of them).  Finally it prints and
-writes one table per held-out set (mean and spread).
+iteration from that run's BC agent: the agent explores the BC tasks (greedily, or ``--eto-samples K``
+episodes at ``--eto-temperature T``), each failure is paired with the expert trajectory of the same task,
+DPO against the frozen BC agent.  Every stage is then scored on every held-out set of the demo's
+``plan.json`` (Maze: the double-T ``test`` and ``test_procedural``; BabyAI: unseen seeds of the chosen
+levels and AgentGym's ``test`` tasks of them).  Finally it prints and writes one table per held-out set
+(mean and spread).
 
     python examples/cpu_experiment.py --seeds 0 1 2 --out runs/experiment
     python examples/cpu_experiment.py --out runs/experiment_big --hidden 256 --layers 4   # demo.py options
     python examples/cpu_experiment.py --out runs/babyai --env babyai --max-rounds 10 --explore-tasks 256
+    python examples/cpu_experiment.py --out runs/babyai_reader --env babyai --max-rounds 10 \
+        --explore-tasks 256 --base runs/reader/model --eto-learning-rate 1e-5   # examples/babyai_reader.sh
 
 Reruns resume: finished seeds and stages are kept.
 """
@@ -56,13 +59,23 @@ def success_on(model: Path, plan: dict, tasks: list[int], out: Path, seed: int) 
         close_sources(sources)
 
 
-def eto_stage(demo: Path, plan: dict, seed: int, learning_rate: float, beta: float) -> dict:
+def eto_stage(
+    demo: Path,
+    plan: dict,
+    seed: int,
+    learning_rate: float,
+    beta: float,
+    samples: int = 1,
+    temperature: float = 0.0,
+) -> dict:
     """One ETO iteration from the seed's BC agent; settings other than the defaults get their own folder."""
     folder = (
         "eto"
         if (learning_rate, beta) == (ETO_LEARNING_RATE, ETO_BETA)
         else f"eto_lr{learning_rate:g}_beta{beta:g}"
     )
+    if (samples, temperature) != (1, 0.0):  # explored by sampling rather than greedily
+        folder += f"_k{samples}_t{temperature:g}"
     return run_eto(
         ETOConfig(
             model=str(demo / "agentevol" / "iter_0" / "model"),
@@ -73,6 +86,8 @@ def eto_stage(demo: Path, plan: dict, seed: int, learning_rate: float, beta: flo
             max_rounds=plan["max_rounds"],
             iterations=1,
             explore_tasks=plan["bc"],
+            samples_per_instruction=samples,
+            explore_temperature=temperature,
             eval_tasks=next(iter(plan["held_out"].values())),
             learning_rate=learning_rate,
             beta=beta,
@@ -86,9 +101,7 @@ def eto_stage(demo: Path, plan: dict, seed: int, learning_rate: float, beta: flo
     )
 
 
-def run_seed(
-    seed: int, out: Path, eto_learning_rate: float, eto_beta: float, demo_args: list[str]
-) -> dict[str, dict[str, float]]:
+def run_seed(seed: int, out: Path, eto: dict, demo_args: list[str]) -> dict[str, dict[str, float]]:
     """``{split: {stage: success}}`` for one seed."""
     demo = out / f"seed{seed}"
     subprocess.run(
@@ -102,8 +115,10 @@ def run_seed(
         ("BC" if it["iteration"] == 0 else f"AgentEvol {it['iteration']}"): Path(it["model"])
         for it in evol["iterations"]
     }
-    eto = eto_stage(demo, plan, seed, eto_learning_rate, eto_beta)
-    models |= {f"ETO {it['iteration']}": Path(it["model"]) for it in eto["iterations"] if it["iteration"] > 0}
+    eto_run = eto_stage(demo, plan, seed, **eto)
+    models |= {
+        f"ETO {it['iteration']}": Path(it["model"]) for it in eto_run["iterations"] if it["iteration"] > 0
+    }
     # episodes go beside each model (iter_m/model); the first held-out set is the one AgentEvol and ETO
     # already scored every iteration on, so its episodes are the run's own iter_m/eval.jsonl
     first = next(iter(plan["held_out"]))
@@ -130,13 +145,18 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("runs/experiment"))
     parser.add_argument("--eto-learning-rate", type=float, default=ETO_LEARNING_RATE)
     parser.add_argument("--eto-beta", type=float, default=ETO_BETA)
+    parser.add_argument("--eto-samples", type=int, default=1, help="ETO: explored episodes per BC task")
+    parser.add_argument("--eto-temperature", type=float, default=0.0, help="ETO: exploring temperature")
     # anything else goes to demo.py, e.g. --hidden 256 --layers 4 for a bigger base model
     args, demo_args = parser.parse_known_args()
 
-    results = {
-        seed: run_seed(seed, args.out, args.eto_learning_rate, args.eto_beta, demo_args)
-        for seed in args.seeds
-    }
+    eto = dict(
+        learning_rate=args.eto_learning_rate,
+        beta=args.eto_beta,
+        samples=args.eto_samples,
+        temperature=args.eto_temperature,
+    )
+    results = {seed: run_seed(seed, args.out, eto, demo_args) for seed in args.seeds}
     tables = {}
     env = json.loads((args.out / f"seed{args.seeds[0]}" / "plan.json").read_text())["env"]
     for split in results[args.seeds[0]]:
