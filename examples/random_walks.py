@@ -1,6 +1,6 @@
 """Random-walk logs of an environment, as a pretraining corpus that teaches no policy.
 
-The moves are drawn uniformly from ``available_actions()``.  Two kinds of log:
+The moves are drawn uniformly from ``available_actions()``.  Three kinds of log:
 
 - ``dynamics`` (default): loss on the observations, none on the moves — the model learns what an
   observation looks like and what a move does to it;
