@@ -26,7 +26,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from random_walks import random_walks  # examples/, beside this file
+from random_walks import KINDS, random_walks  # examples/, beside this file
 from rich.console import Console
 from rich.table import Table
 
@@ -145,7 +145,7 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument(
         "--reading-kind",
-        choices=["reading", "task_reading"],
+        choices=[kind for kind in KINDS if kind != "dynamics"],
         default="reading",
         help="task_reading: the walks' replies also restate the task (the goal) every turn",
     )

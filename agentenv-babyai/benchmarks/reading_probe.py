@@ -22,8 +22,8 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 from random_walks import random_walks  # noqa: E402
+from thought_fidelity import MISSION  # noqa: E402  (beside this file)
 
-MISSION = re.compile(r"Your goal: go to (?:the|a) (\w+ \w+)")
 YOU_SEE = re.compile(r"You see [^\n]*")
 
 
