@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -135,3 +136,26 @@ def test_one_dpo_step_raises_the_chosen_minus_rejected_log_ratio(base_model, tmp
 
     saved = [json.loads(s) for s in (out / REFERENCE_FILE).read_text().splitlines()]
     assert [d["chosen"] for d in saved] == pytest.approx(before_c.tolist(), rel=1e-5)
+
+
+def test_nll_weight_adds_the_chosen_per_token_nll(base_model, tmp_path):
+    """RPO's term: at step 1 (policy = reference) the loss is log 2 plus the weighted per-token NLL of the
+    chosen side, averaged over pairs; after the step the chosen trajectories are likelier than after the
+    same step of pure DPO (whose push on the rejected side drags the shared tokens of both down)."""
+    data = pairs()
+    write_pairs(tmp_path / "pairs.jsonl", data)
+    before_c, _, _, batch, examples = policy_logps(base_model, data)
+    tokens = [sum(label != -100 for label in e["chosen_labels"][1:]) for e in examples]
+    nll = sum(-float(c) / n for c, n in zip(before_c, tokens, strict=True)) / len(examples)
+    cfg = DPOConfig(
+        model=str(base_model), output_dir=str(tmp_path / "rpo"), pairs=[str(tmp_path / "pairs.jsonl")],
+        max_steps=1, batch_size=4, learning_rate=1e-3, warmup_ratio=0.0, beta=0.1, nll_weight=0.5, seed=0,
+    )
+    out = train_dpo(cfg)
+    (line,) = read_log(out)
+    assert line["chosen_nll"] == pytest.approx(nll, rel=1e-4)
+    assert line["loss"] == pytest.approx(math.log(2) + 0.5 * nll, rel=1e-4)
+    after_c, *_ = policy_logps(out, data)
+    pure = train_dpo(dataclasses.replace(cfg, output_dir=str(tmp_path / "dpo"), nll_weight=0.0))
+    pure_c, *_ = policy_logps(pure, data)
+    assert float(after_c.sum()) > float(pure_c.sum()) + 1e-3

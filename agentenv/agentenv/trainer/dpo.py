@@ -7,6 +7,14 @@ observation).  A trajectory's log-probability is the sum of ``log p(token)`` ove
 
     loss = -log sigmoid(beta * ((pi_chosen - ref_chosen) - (pi_rejected - ref_rejected)))
 
+With ``nll_weight`` > 0 the loss also carries the chosen trajectory's negative log-likelihood per trained
+token (RPO, Pang et al. 2024: "Iterative Reasoning Preference Optimization")::
+
+    loss += nll_weight * (-pi_chosen / tokens_chosen)
+
+which keeps the chosen trajectory likely while DPO pushes the pair apart: pure DPO can lower both sides'
+likelihood together, and on a small model at a high learning rate that collapses the agent.
+
 The reference model is the policy's starting point, frozen.  Its log-probabilities are computed once
 before the first step (or taken from the pair file when present) and saved in the output folder, so the
 reference never has to sit in memory beside the policy and a resumed run uses the same values.
@@ -142,22 +150,33 @@ def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta: flo
     return -F.logsigmoid(beta * margin)
 
 
-class DPOObjective:
-    """DPO over a batch that holds the chosen rows first, then the rejected rows."""
+def chosen_nll(policy_chosen, chosen_tokens):
+    """Per-pair negative log-likelihood of the chosen trajectory per trained token (RPO's extra term)."""
+    return -policy_chosen / chosen_tokens.clamp(min=1)
 
-    def __init__(self, beta: float):
+
+class DPOObjective:
+    """DPO over a batch that holds the chosen rows first, then the rejected rows; ``nll_weight`` adds
+    :func:`chosen_nll` (0: pure DPO)."""
+
+    def __init__(self, beta: float, nll_weight: float = 0.0):
         self.beta = beta
+        self.nll_weight = nll_weight
 
     def units(self, batch: dict[str, Any]) -> int:
         return int(batch["ref_chosen"].numel())
 
     def loss_sum(self, model, batch: dict[str, Any]):
+        from agentenv.data.tokenize import IGNORE_INDEX
         from agentenv.trainer.losses import _forward_logits, sequence_logprobs
 
         logps = sequence_logprobs(_forward_logits(model, batch), batch["labels"])
         n = batch["ref_chosen"].numel()
         chosen, rejected = logps[:n], logps[n:]
         losses = dpo_loss(chosen, rejected, batch["ref_chosen"], batch["ref_rejected"], self.beta)
+        nll = chosen_nll(chosen, (batch["labels"][:n, 1:] != IGNORE_INDEX).sum(-1))
+        if self.nll_weight:
+            losses = losses + self.nll_weight * nll
         chosen_reward = self.beta * (chosen - batch["ref_chosen"]).detach()
         rejected_reward = self.beta * (rejected - batch["ref_rejected"]).detach()
         metrics = {
@@ -167,6 +186,7 @@ class DPOObjective:
             "rejected_reward": rejected_reward.sum(),
             "policy_chosen_logp": chosen.detach().sum(),
             "policy_rejected_logp": rejected.detach().sum(),
+            "chosen_nll": nll.detach().sum(),
         }
         return losses.sum(), metrics
 
@@ -201,6 +221,8 @@ class DPOConfig(TrainConfig):
     #: pair files (JSONL, or ETO's JSON list)
     pairs: list[str] = field(default_factory=list)
     beta: float = 0.1
+    #: weight of the chosen side's per-token NLL beside the DPO loss (RPO; 0: pure DPO)
+    nll_weight: float = 0.0
     learning_rate: float = 1e-6
     warmup_ratio: float = 0.1
 
@@ -298,7 +320,8 @@ def train_dpo(cfg: DPOConfig) -> Path:
                 saved.write_text("".join(line + "\n" for line in lines))
 
         model = load_model(cfg, accelerator)
-        fit(cfg, accelerator, model, tokenizer, examples, collate, DPOObjective(cfg.beta), before_training)
+        objective = DPOObjective(cfg.beta, cfg.nll_weight)
+        fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training)
     finally:
         release(accelerator)
     return out

@@ -92,6 +92,8 @@ class ETOConfig(RolloutSettings, TrainConfig):
     iteration_learning_rates: list[float] = field(default_factory=list)
     #: per-iteration betas (the last repeats), e.g. 0.1 0.5
     iteration_betas: list[float] = field(default_factory=list)
+    #: weight of the chosen (expert) side's per-token NLL beside the DPO loss (RPO; 0: ETO's pure DPO)
+    nll_weight: float = 0.0
     #: rejected trajectories are cut to the chosen one's length plus this many rounds
     rejected_extra_rounds: int = 5
     #: episodes per instruction while exploring
@@ -212,5 +214,6 @@ def _dpo_config(cfg: ETOConfig, m: int, model: str, it: IterationDir) -> DPOConf
         pairs=[str(it / "pairs.jsonl")],
         learning_rate=cfg.learning_rate_for(m),
         beta=cfg.beta_for(m),
+        nll_weight=cfg.nll_weight,
     )
     return DPOConfig(**settings)
