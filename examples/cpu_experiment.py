@@ -22,14 +22,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
+from agentenv.controller import collect
+from agentenv.controller.sources import LocalEnv
+from agentenv.envs.registry import env_class
+from agentenv.trainer.dpo import PAIR_CUTS
 from agentenv.trainer.eto import ETOConfig, run_eto
 from agentenv.trainer.rollouts import (
     EnvSettings,
@@ -59,49 +65,93 @@ def success_on(model: Path, plan: dict, tasks: list[int], out: Path, seed: int) 
         close_sources(sources)
 
 
-def eto_stage(
-    demo: Path,
-    plan: dict,
-    seed: int,
-    learning_rate: float,
-    beta: float,
-    samples: int = 1,
-    temperature: float = 0.0,
-) -> dict:
-    """One ETO iteration from the seed's BC agent; settings other than the defaults get their own folder."""
-    folder = (
-        "eto"
-        if (learning_rate, beta) == (ETO_LEARNING_RATE, ETO_BETA)
-        else f"eto_lr{learning_rate:g}_beta{beta:g}"
-    )
-    if (samples, temperature) != (1, 0.0):  # explored by sampling rather than greedily
-        folder += f"_k{samples}_t{temperature:g}"
-    return run_eto(
-        ETOConfig(
-            model=str(demo / "agentevol" / "iter_0" / "model"),
-            expert_data=[str(demo / f"{plan['env']}_bc.jsonl")],
-            output_dir=str(demo / folder),
-            envs=[plan["env"]],
-            local=True,
-            max_rounds=plan["max_rounds"],
-            iterations=1,
-            explore_tasks=plan["bc"],
-            samples_per_instruction=samples,
-            explore_temperature=temperature,
-            eval_tasks=next(iter(plan["held_out"].values())),
-            learning_rate=learning_rate,
-            beta=beta,
-            num_epochs=3,
-            batch_size=4,
-            max_length=1536,
-            max_new_tokens=64,
-            seed=seed,
-            cpu=True,
-        )
+@dataclass(frozen=True)
+class ETOSettings:
+    """The experiment's ETO: settings other than the defaults get their own folder (:meth:`folder`)."""
+
+    learning_rate: float = ETO_LEARNING_RATE
+    beta: float = ETO_BETA
+    samples: int = 1  # explored episodes per task
+    temperature: float = 0.0  # exploring temperature (0: greedy)
+    nll_weight: float = 0.0  # RPO's NLL term on the expert (chosen) side; 0: pure DPO
+    tasks: str = "bc"  # which plan tasks ETO explores: "bc", or "explore" (AgentEvol's wider set)
+    cut: str = "trajectory"  # ETO's whole-trajectory pairs, or "first_difference" (step-wise pairs)
+    iterations: int = 1  # may grow on a rerun: the run resumes and adds iterations
+
+    def folder(self) -> str:
+        name = "eto"
+        if (self.learning_rate, self.beta) != (ETO_LEARNING_RATE, ETO_BETA):
+            name += f"_lr{self.learning_rate:g}_beta{self.beta:g}"
+        if (self.samples, self.temperature) != (1, 0.0):  # explored by sampling rather than greedily
+            name += f"_k{self.samples}_t{self.temperature:g}"
+        if self.nll_weight:
+            name += f"_nll{self.nll_weight:g}"
+        if self.tasks != "bc":
+            name += f"_{self.tasks}"
+        if self.cut != "trajectory":
+            name += f"_{self.cut}"
+        return name
+
+
+def expert_data(demo: Path, plan: dict, tasks: str) -> Path:
+    """The expert trajectories of the plan's ``tasks`` set: the demo's BC set, or collected here (a rerun
+    finds them collected: the collector skips finished tasks)."""
+    env = plan["env"]
+    if tasks == "bc":
+        return demo / f"{env}_bc.jsonl"
+    path = demo / f"{env}_{tasks}_expert.jsonl"
+    sources = {env: LocalEnv(env_class(env))}
+    try:
+        collect(env, [], plan[tasks], path, sources=sources, max_rounds=plan["max_rounds"], print_table=False)
+    finally:
+        close_sources(sources)
+    return path
+
+
+def eto_config(demo: Path, plan: dict, seed: int, eto: ETOSettings) -> ETOConfig:
+    """ETO from the seed's BC agent (AgentEvol's iteration 0), scored on the plan's first held-out set."""
+    return ETOConfig(
+        model=str(demo / "agentevol" / "iter_0" / "model"),
+        expert_data=[str(expert_data(demo, plan, eto.tasks))],
+        output_dir=str(demo / eto.folder()),
+        envs=[plan["env"]],
+        local=True,
+        max_rounds=plan["max_rounds"],
+        iterations=eto.iterations,
+        explore_tasks=plan[eto.tasks],
+        samples_per_instruction=eto.samples,
+        explore_temperature=eto.temperature,
+        eval_tasks=next(iter(plan["held_out"].values())),
+        learning_rate=eto.learning_rate,
+        beta=eto.beta,
+        nll_weight=eto.nll_weight,
+        pair_cut=eto.cut,
+        num_epochs=3,
+        batch_size=4,
+        max_length=1536,
+        max_new_tokens=64,
+        seed=seed,
+        cpu=True,
     )
 
 
-def run_seed(seed: int, out: Path, eto: dict, demo_args: list[str]) -> dict[str, dict[str, float]]:
+def run_eto_from_bc(demo: Path, cfg: ETOConfig) -> dict:
+    """:func:`run_eto`, whose iteration 0 (the BC agent, greedy) takes the episodes AgentEvol's iteration 0
+    already played on the same tasks instead of playing them again."""
+    bc_eval = demo / "agentevol" / "iter_0" / "eval.jsonl"
+    start = Path(cfg.output_dir) / "iter_0" / "eval.jsonl"
+    same_tasks = (
+        json.loads((demo / "agentevol" / "run_config.json").read_text())["eval_tasks"] == cfg.eval_tasks
+    )
+    if same_tasks and bc_eval.exists() and not start.exists():
+        start.parent.mkdir(parents=True, exist_ok=True)
+        for name in ("eval.jsonl", "eval.meta.json"):
+            if (bc_eval.parent / name).exists():
+                shutil.copy(bc_eval.parent / name, start.parent / name)
+    return run_eto(cfg)
+
+
+def run_seed(seed: int, out: Path, eto: ETOSettings, demo_args: list[str]) -> dict[str, dict[str, float]]:
     """``{split: {stage: success}}`` for one seed."""
     demo = out / f"seed{seed}"
     subprocess.run(
@@ -115,7 +165,7 @@ def run_seed(seed: int, out: Path, eto: dict, demo_args: list[str]) -> dict[str,
         ("BC" if it["iteration"] == 0 else f"AgentEvol {it['iteration']}"): Path(it["model"])
         for it in evol["iterations"]
     }
-    eto_run = eto_stage(demo, plan, seed, **eto)
+    eto_run = run_eto_from_bc(demo, eto_config(demo, plan, seed, eto))
     models |= {
         f"ETO {it['iteration']}": Path(it["model"]) for it in eto_run["iterations"] if it["iteration"] > 0
     }
@@ -145,16 +195,34 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("runs/experiment"))
     parser.add_argument("--eto-learning-rate", type=float, default=ETO_LEARNING_RATE)
     parser.add_argument("--eto-beta", type=float, default=ETO_BETA)
-    parser.add_argument("--eto-samples", type=int, default=1, help="ETO: explored episodes per BC task")
+    parser.add_argument("--eto-samples", type=int, default=1, help="ETO: explored episodes per task")
     parser.add_argument("--eto-temperature", type=float, default=0.0, help="ETO: exploring temperature")
+    parser.add_argument("--eto-nll-weight", type=float, default=0.0, help="ETO: RPO's NLL term (0: pure DPO)")
+    parser.add_argument(
+        "--eto-tasks",
+        choices=["bc", "explore"],
+        default="bc",
+        help="ETO explores the BC tasks, or AgentEvol's wider set (their expert trajectories are collected)",
+    )
+    parser.add_argument("--eto-iterations", type=int, default=1)
+    parser.add_argument(
+        "--eto-cut",
+        choices=PAIR_CUTS,
+        default="trajectory",
+        help="ETO pairs: whole trajectories or step-wise",
+    )
     # anything else goes to demo.py, e.g. --hidden 256 --layers 4 for a bigger base model
     args, demo_args = parser.parse_known_args()
 
-    eto = dict(
+    eto = ETOSettings(
         learning_rate=args.eto_learning_rate,
         beta=args.eto_beta,
         samples=args.eto_samples,
         temperature=args.eto_temperature,
+        nll_weight=args.eto_nll_weight,
+        tasks=args.eto_tasks,
+        iterations=args.eto_iterations,
+        cut=args.eto_cut,
     )
     results = {seed: run_seed(seed, args.out, eto, demo_args) for seed in args.seeds}
     tables = {}

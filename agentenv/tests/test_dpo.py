@@ -159,3 +159,17 @@ def test_nll_weight_adds_the_chosen_per_token_nll(base_model, tmp_path):
     pure = train_dpo(dataclasses.replace(cfg, output_dir=str(tmp_path / "dpo"), nll_weight=0.0))
     pure_c, *_ = policy_logps(pure, data)
     assert float(after_c.sum()) > float(pure_c.sum()) + 1e-3
+
+
+def test_first_difference_pairs_one_decision_in_a_shared_context():
+    expert = trajectory(3, ["move up", "move up", "move left"], 1.0)
+    failed = trajectory(3, ["move up", "move down", "move down", "move down"], 0.0)
+    pair = make_pair(expert, failed, cut="first_difference")
+    # instruction, ack, then (observation, reply) x 2: both end at the second reply, the first that differs
+    assert len(pair.chosen) == len(pair.rejected) == 2 + 4
+    assert pair.chosen[:-1] == pair.rejected[:-1]
+    assert pair.chosen[-1].value.endswith("move up") and pair.rejected[-1].value.endswith("move down")
+    # a failure that never leaves the expert's path (it only stops early) gives no step-wise pair
+    assert make_pair(expert, trajectory(3, ["move up"], 0.0), cut="first_difference") is None
+    with pytest.raises(ValueError, match="cut must be one of"):
+        make_pair(expert, failed, cut="sideways")

@@ -123,17 +123,40 @@ def cut_rejected(chosen: list[Turn], rejected: list[Turn], extra_rounds: int = 5
     return cut
 
 
-def make_pair(expert: Trajectory, explored: Trajectory, extra_rounds: int = 5) -> PreferencePair | None:
+def cut_at_first_difference(chosen: list[Turn], rejected: list[Turn]) -> tuple[list[Turn], list[Turn]]:
+    """Both sides cut just after the first turn where they differ, when that turn is an agent turn on both:
+    one decision in one shared context (the step-wise pair).  Otherwise (they differ first in an
+    observation, or never) both come back empty."""
+    for i, (c, r) in enumerate(zip(chosen, rejected, strict=False)):
+        if c.value != r.value:
+            return (chosen[: i + 1], rejected[: i + 1]) if c.role == r.role == "gpt" else ([], [])
+    return [], []
+
+
+#: how a pair's sides are cut: ETO's whole trajectories, or the step-wise pair at the first difference
+PAIR_CUTS = ("trajectory", "first_difference")
+
+
+def make_pair(
+    expert: Trajectory, explored: Trajectory, extra_rounds: int = 5, cut: str = "trajectory"
+) -> PreferencePair | None:
     """ETO's pairing: the trajectory with the higher reward wins; a tie gives no pair.
 
-    The losing trajectory is cut with :func:`cut_rejected`; a pair whose sides do not both end on an agent
-    turn with loss is dropped.
+    ``cut="trajectory"`` (ETO): the winner whole, the loser cut with :func:`cut_rejected`;
+    ``cut="first_difference"``: both end at their first differing agent turn (:func:`cut_at_first_difference`),
+    so the preference falls on the decision where the loser left the winner's path, not on every turn after
+    it.  A pair whose sides do not both end on an agent turn with loss is dropped.
     """
+    if cut not in PAIR_CUTS:
+        raise ValueError(f"cut must be one of {PAIR_CUTS}, not {cut!r}")
     if explored.reward == expert.reward:
         return None
     win, lose = (expert, explored) if expert.reward > explored.reward else (explored, expert)
     chosen = list(win.conversations)
-    rejected = cut_rejected(chosen, list(lose.conversations), extra_rounds)
+    if cut == "first_difference":
+        chosen, rejected = cut_at_first_difference(chosen, list(lose.conversations))
+    else:
+        rejected = cut_rejected(chosen, list(lose.conversations), extra_rounds)
     if not chosen or chosen[-1].role != "gpt" or not rejected or not any(t.trains() for t in rejected):
         return None
     return PreferencePair(expert.item_id, chosen, rejected, win.reward, lose.reward)

@@ -8,7 +8,8 @@ trained from ``model`` on ``expert_data`` (ETO's SFT: 3 epochs, lr 2e-5).  It is
    ``m-1`` (``samples_per_instruction`` episodes each, at ``explore_temperature``);
 2. **pairs** each explored trajectory with the expert trajectory of the same instruction: the higher
    reward wins, ties give no pair, and the losing trajectory is cut to the winner's length plus
-   ``rejected_extra_rounds`` rounds (ETO: 5) — see :func:`build_pairs`;
+   ``rejected_extra_rounds`` rounds (ETO: 5) — see :func:`build_pairs`; with ``pair_cut="first_difference"``
+   both sides end at the first agent turn where they differ instead (a step-wise pair);
 3. **trains** with DPO from the model of iteration ``m-1``, which is also the frozen reference (its
    log-probabilities are computed once and saved beside the pairs); the log-probability of a trajectory
    is the sum over its agent turns only, observations masked (:mod:`agentenv.trainer.dpo`);
@@ -30,7 +31,7 @@ from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, read_trajectories
 from agentenv.trainer.agentevol import content_key, latest_samples
 from agentenv.trainer.bc import BCConfig
-from agentenv.trainer.dpo import DPOConfig, PreferencePair, make_pair, read_pairs, write_pairs
+from agentenv.trainer.dpo import PAIR_CUTS, DPOConfig, PreferencePair, make_pair, read_pairs, write_pairs
 from agentenv.trainer.engine import TrainConfig
 from agentenv.trainer.launch import run_training
 from agentenv.trainer.rollouts import (
@@ -52,9 +53,13 @@ def best_expert_per_item(experts: Iterable[Trajectory]) -> dict[str, Trajectory]
 
 
 def build_pairs(
-    experts: Iterable[Trajectory], explored: Iterable[Trajectory], extra_rounds: int = 5
+    experts: Iterable[Trajectory],
+    explored: Iterable[Trajectory],
+    extra_rounds: int = 5,
+    cut: str = "trajectory",
 ) -> list[PreferencePair]:
-    """ETO's contrastive pairs: each explored trajectory against its instruction's expert trajectory.
+    """ETO's contrastive pairs: each explored trajectory against its instruction's expert trajectory
+    (cut as :func:`~agentenv.trainer.dpo.make_pair` says).
 
     Explored trajectories without an expert one, ties and repeats (same text) give no pair.
     """
@@ -65,7 +70,7 @@ def build_pairs(
         if expert is None or content_key(t) in seen:
             continue
         seen.add(content_key(t))
-        pair = make_pair(expert, t, extra_rounds)
+        pair = make_pair(expert, t, extra_rounds, cut)
         if pair is not None:
             pairs.append(pair)
     return pairs
@@ -96,6 +101,9 @@ class ETOConfig(RolloutSettings, TrainConfig):
     nll_weight: float = 0.0
     #: rejected trajectories are cut to the chosen one's length plus this many rounds
     rejected_extra_rounds: int = 5
+    #: trajectory (ETO: whole trajectories) or first_difference (step-wise: both sides end at the first
+    #: agent turn where they differ)
+    pair_cut: str = "trajectory"
     #: episodes per instruction while exploring
     samples_per_instruction: int = 1
     #: sampling temperature while exploring (0: greedy)
@@ -122,6 +130,8 @@ def run_eto(
     """Run (or resume) ETO; returns the summary (also in ``<output_dir>/summary.json``)."""
     if not cfg.expert_data:
         raise ValueError("expert_data: give the expert trajectory files")
+    if cfg.pair_cut not in PAIR_CUTS:
+        raise ValueError(f"pair_cut must be one of {PAIR_CUTS}, not {cfg.pair_cut!r}")
     run = Path(cfg.output_dir)
     check_run_config(run, cfg.to_json() | {"algorithm": "eto"})
     envs = open_sources(cfg, sources)
@@ -147,7 +157,7 @@ def run_eto(
                 explore_stage(cfg, envs, it, model, _explore_tasks(cfg, envs, experts), progress)
             if not it.done("paired"):
                 explored = latest_samples(read_trajectories(it / "explore.jsonl"))
-                pairs = build_pairs(experts, explored, cfg.rejected_extra_rounds)
+                pairs = build_pairs(experts, explored, cfg.rejected_extra_rounds, cfg.pair_cut)
                 write_pairs(it / "pairs.jsonl", pairs)
                 it.mark("paired", explored=len(explored), pairs=len(pairs))
             if not it.done("trained"):

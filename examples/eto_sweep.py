@@ -1,0 +1,101 @@
+"""Choose the experiment's ETO settings on validation tasks, never on the held-out ones.
+
+For one seed folder of ``examples/cpu_experiment.py`` (its BC agent must exist), every setting runs one ETO
+iteration from the BC agent and is scored on validation tasks: the first ``--tasks`` training tasks of the
+plan that neither BC nor exploration uses (``plan["walks"]`` minus ``plan["explore"]``).  The BC agent is
+scored there once (``<out>/bc_validation.jsonl``); settings that explore alike share their episodes.
+
+    python examples/eto_sweep.py runs/babyai_reader/seed0 \\
+        --setting lr=1e-5 tasks=explore --setting lr=1e-4 nll=1 tasks=explore
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+from cpu_experiment import ETOSettings, eto_config, success_on  # examples/, beside this file
+from rich.console import Console
+from rich.table import Table
+
+from agentenv.trainer.eto import run_eto
+
+console = Console()
+KEYS = {
+    "lr": "learning_rate",
+    "beta": "beta",
+    "k": "samples",
+    "t": "temperature",
+    "nll": "nll_weight",
+    "it": "iterations",
+}
+
+
+def parse_setting(words: list[str]) -> ETOSettings:
+    """``lr=1e-4 nll=1 tasks=explore cut=first_difference`` -> ETOSettings (``beta``, ``k``, ``t``, ``it``)."""
+    values = {}
+    for word in words:
+        key, _, value = word.partition("=")
+        if key in ("tasks", "cut"):
+            values[key] = value
+        elif key in KEYS:
+            values[KEYS[key]] = int(value) if key in ("k", "it") else float(value)
+        else:
+            raise SystemExit(f"unknown setting {key!r}: use {', '.join([*KEYS, 'tasks', 'cut'])}")
+    return ETOSettings(**values)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("demo", type=Path, help="a seed folder of cpu_experiment.py (demo.py --out)")
+    parser.add_argument("--setting", nargs="+", action="append", required=True, help="e.g. lr=1e-4 nll=1")
+    parser.add_argument("--tasks", type=int, default=100, help="validation tasks")
+    args = parser.parse_args()
+
+    plan = json.loads((args.demo / "plan.json").read_text())
+    seed = json.loads((args.demo / "agentevol" / "run_config.json").read_text())["seed"]
+    explore = set(plan["explore"])
+    validation = [i for i in plan["walks"] if i not in explore][: args.tasks]
+    out = args.demo / "eto_sweep"
+    bc = out / "bc_validation.jsonl"
+    rows = [("BC", "—", success_on(args.demo / "agentevol" / "iter_0" / "model", plan, validation, bc, seed))]
+    for words in args.setting:
+        eto = parse_setting(words)
+        cfg = dataclasses.replace(
+            eto_config(args.demo, plan, seed, eto), output_dir=str(out / eto.folder()), eval_tasks=validation
+        )
+        start = out / eto.folder() / "iter_0"
+        if not start.exists():  # the BC agent's validation episodes, played once above
+            start.mkdir(parents=True)
+            shutil.copy(bc, start / "eval.jsonl")
+            shutil.copy(bc.with_name(bc.stem + ".meta.json"), start / "eval.meta.json")
+        explored = out / f"explore_{eto.tasks}_k{eto.samples}_t{eto.temperature:g}.jsonl"
+        first = out / eto.folder() / "iter_1" / "explore.jsonl"
+        if explored.exists() and not first.exists():  # explored alike before: same episodes
+            first.parent.mkdir(parents=True)
+            shutil.copy(explored, first)
+        summary = run_eto(cfg)
+        if not explored.exists():
+            shutil.copy(first, explored)
+        last = summary["iterations"][-1]
+        pairs = last.get("pairs", 0)
+        rows.append((eto.folder(), str(pairs), last["scores"][plan["env"]]["success"]))
+
+    table = Table(title=f"ETO settings on {len(validation)} validation tasks ({args.demo})")
+    for column in ("setting", "pairs", "validation success"):
+        table.add_column(column, justify="right")
+    for name, pairs, success in rows:
+        table.add_row(name, pairs, f"{success:.1%}")
+    console.print(table)
+    (out / "results.json").write_text(
+        json.dumps([dict(zip(("setting", "pairs", "success"), r, strict=True)) for r in rows])
+    )
+
+
+if __name__ == "__main__":
+    main()
