@@ -35,7 +35,7 @@ from rich.table import Table
 from agentenv.controller import collect
 from agentenv.controller.sources import LocalEnv
 from agentenv.envs.registry import env_class
-from agentenv.trainer.dpo import PAIR_CUTS
+from agentenv.trainer.dpo import PAIR_BY, PAIR_CUTS
 from agentenv.trainer.eto import ETOConfig, run_eto
 from agentenv.trainer.rollouts import (
     EnvSettings,
@@ -76,6 +76,7 @@ class ETOSettings:
     nll_weight: float = 0.0  # RPO's NLL term on the expert (chosen) side; 0: pure DPO
     tasks: str = "bc"  # which plan tasks ETO explores: "bc", or "explore" (AgentEvol's wider set)
     cut: str = "trajectory"  # ETO's whole-trajectory pairs, or "first_difference" (step-wise pairs)
+    by: str = "reward"  # a pair's winner: the higher reward (ETO), or "success" against failure
     iterations: int = 1  # may grow on a rerun: the run resumes and adds iterations
 
     def folder(self) -> str:
@@ -90,6 +91,8 @@ class ETOSettings:
             name += f"_{self.tasks}"
         if self.cut != "trajectory":
             name += f"_{self.cut}"
+        if self.by != "reward":
+            name += f"_by_{self.by}"
         return name
 
 
@@ -126,6 +129,7 @@ def eto_config(demo: Path, plan: dict, seed: int, eto: ETOSettings) -> ETOConfig
         beta=eto.beta,
         nll_weight=eto.nll_weight,
         pair_cut=eto.cut,
+        pair_by=eto.by,
         num_epochs=3,
         batch_size=4,
         max_length=1536,
@@ -206,6 +210,9 @@ def main() -> None:
     )
     parser.add_argument("--eto-iterations", type=int, default=1)
     parser.add_argument(
+        "--eto-by", choices=PAIR_BY, default="reward", help="ETO pairs: the higher reward wins, or success"
+    )
+    parser.add_argument(
         "--eto-cut",
         choices=PAIR_CUTS,
         default="trajectory",
@@ -223,6 +230,7 @@ def main() -> None:
         tasks=args.eto_tasks,
         iterations=args.eto_iterations,
         cut=args.eto_cut,
+        by=args.eto_by,
     )
     results = {seed: run_seed(seed, args.out, eto, demo_args) for seed in args.seeds}
     tables = {}

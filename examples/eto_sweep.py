@@ -35,16 +35,17 @@ KEYS = {
 
 
 def parse_setting(words: list[str]) -> ETOSettings:
-    """``lr=1e-4 nll=1 tasks=explore cut=first_difference`` -> ETOSettings (``beta``, ``k``, ``t``, ``it``)."""
+    """``lr=1e-4 nll=1 tasks=explore cut=first_difference by=success`` -> ETOSettings (``beta``, ``k``,
+    ``t``, ``it`` too)."""
     values = {}
     for word in words:
         key, _, value = word.partition("=")
-        if key in ("tasks", "cut"):
+        if key in ("tasks", "cut", "by"):
             values[key] = value
         elif key in KEYS:
             values[KEYS[key]] = int(value) if key in ("k", "it") else float(value)
         else:
-            raise SystemExit(f"unknown setting {key!r}: use {', '.join([*KEYS, 'tasks', 'cut'])}")
+            raise SystemExit(f"unknown setting {key!r}: use {', '.join([*KEYS, 'tasks', 'cut', 'by'])}")
     return ETOSettings(**values)
 
 

@@ -173,3 +173,14 @@ def test_first_difference_pairs_one_decision_in_a_shared_context():
     assert make_pair(expert, trajectory(3, ["move up"], 0.0), cut="first_difference") is None
     with pytest.raises(ValueError, match="cut must be one of"):
         make_pair(expert, failed, cut="sideways")
+
+
+def test_pairing_by_success_ignores_how_fast_a_success_was():
+    expert = trajectory(4, ["move up"], 0.9)
+    slower = trajectory(4, ["move down", "move up", "move up"], 0.7)
+    slower.success = expert.success = True
+    failed = trajectory(4, ["move down"] * 3, 0.0)
+    assert make_pair(expert, slower) is not None  # ETO's rule: the lower reward loses
+    assert make_pair(expert, slower, by="success") is None  # two successes tie
+    pair = make_pair(expert, failed, by="success")
+    assert pair.chosen == expert.conversations and pair.rejected_reward == 0.0

@@ -137,10 +137,20 @@ def cut_at_first_difference(chosen: list[Turn], rejected: list[Turn]) -> tuple[l
 PAIR_CUTS = ("trajectory", "first_difference")
 
 
+#: what makes a trajectory win its pair: the higher reward (ETO), or success against failure
+PAIR_BY = ("reward", "success")
+
+
 def make_pair(
-    expert: Trajectory, explored: Trajectory, extra_rounds: int = 5, cut: str = "trajectory"
+    expert: Trajectory,
+    explored: Trajectory,
+    extra_rounds: int = 5,
+    cut: str = "trajectory",
+    by: str = "reward",
 ) -> PreferencePair | None:
-    """ETO's pairing: the trajectory with the higher reward wins; a tie gives no pair.
+    """ETO's pairing: the trajectory with the higher reward wins; a tie gives no pair.  With
+    ``by="success"`` only a success beats a failure (two successes, or two failures, are a tie): where the
+    reward also grades successes, as BabyAI's does by speed, a slower success is then no loser.
 
     ``cut="trajectory"`` (ETO): the winner whole, the loser cut with :func:`cut_rejected`;
     ``cut="first_difference"``: both end at their first differing agent turn (:func:`cut_at_first_difference`),
@@ -149,9 +159,12 @@ def make_pair(
     """
     if cut not in PAIR_CUTS:
         raise ValueError(f"cut must be one of {PAIR_CUTS}, not {cut!r}")
-    if explored.reward == expert.reward:
+    if by not in PAIR_BY:
+        raise ValueError(f"by must be one of {PAIR_BY}, not {by!r}")
+    grade = (lambda t: t.success) if by == "success" else (lambda t: t.reward)
+    if grade(explored) == grade(expert):
         return None
-    win, lose = (expert, explored) if expert.reward > explored.reward else (explored, expert)
+    win, lose = (expert, explored) if grade(expert) > grade(explored) else (explored, expert)
     chosen = list(win.conversations)
     if cut == "first_difference":
         chosen, rejected = cut_at_first_difference(chosen, list(lose.conversations))

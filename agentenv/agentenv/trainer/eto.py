@@ -31,7 +31,15 @@ from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, read_trajectories
 from agentenv.trainer.agentevol import content_key, latest_samples
 from agentenv.trainer.bc import BCConfig
-from agentenv.trainer.dpo import PAIR_CUTS, DPOConfig, PreferencePair, make_pair, read_pairs, write_pairs
+from agentenv.trainer.dpo import (
+    PAIR_BY,
+    PAIR_CUTS,
+    DPOConfig,
+    PreferencePair,
+    make_pair,
+    read_pairs,
+    write_pairs,
+)
 from agentenv.trainer.engine import TrainConfig
 from agentenv.trainer.launch import run_training
 from agentenv.trainer.rollouts import (
@@ -57,6 +65,7 @@ def build_pairs(
     explored: Iterable[Trajectory],
     extra_rounds: int = 5,
     cut: str = "trajectory",
+    by: str = "reward",
 ) -> list[PreferencePair]:
     """ETO's contrastive pairs: each explored trajectory against its instruction's expert trajectory
     (cut as :func:`~agentenv.trainer.dpo.make_pair` says).
@@ -70,7 +79,7 @@ def build_pairs(
         if expert is None or content_key(t) in seen:
             continue
         seen.add(content_key(t))
-        pair = make_pair(expert, t, extra_rounds, cut)
+        pair = make_pair(expert, t, extra_rounds, cut, by)
         if pair is not None:
             pairs.append(pair)
     return pairs
@@ -104,6 +113,8 @@ class ETOConfig(RolloutSettings, TrainConfig):
     #: trajectory (ETO: whole trajectories) or first_difference (step-wise: both sides end at the first
     #: agent turn where they differ)
     pair_cut: str = "trajectory"
+    #: reward (ETO: the higher reward wins) or success (only a success beats a failure)
+    pair_by: str = "reward"
     #: episodes per instruction while exploring
     samples_per_instruction: int = 1
     #: sampling temperature while exploring (0: greedy)
@@ -130,8 +141,8 @@ def run_eto(
     """Run (or resume) ETO; returns the summary (also in ``<output_dir>/summary.json``)."""
     if not cfg.expert_data:
         raise ValueError("expert_data: give the expert trajectory files")
-    if cfg.pair_cut not in PAIR_CUTS:
-        raise ValueError(f"pair_cut must be one of {PAIR_CUTS}, not {cfg.pair_cut!r}")
+    if cfg.pair_cut not in PAIR_CUTS or cfg.pair_by not in PAIR_BY:
+        raise ValueError(f"pair_cut must be one of {PAIR_CUTS} and pair_by one of {PAIR_BY}")
     run = Path(cfg.output_dir)
     check_run_config(run, cfg.to_json() | {"algorithm": "eto"})
     envs = open_sources(cfg, sources)
@@ -157,7 +168,7 @@ def run_eto(
                 explore_stage(cfg, envs, it, model, _explore_tasks(cfg, envs, experts), progress)
             if not it.done("paired"):
                 explored = latest_samples(read_trajectories(it / "explore.jsonl"))
-                pairs = build_pairs(experts, explored, cfg.rejected_extra_rounds, cfg.pair_cut)
+                pairs = build_pairs(experts, explored, cfg.rejected_extra_rounds, cfg.pair_cut, cfg.pair_by)
                 write_pairs(it / "pairs.jsonl", pairs)
                 it.mark("paired", explored=len(explored), pairs=len(pairs))
             if not it.done("trained"):
