@@ -428,3 +428,17 @@ def test_cli_flags_build_the_configs(tmp_path):
         "--config",
         "c.json",
     ]
+
+
+def test_a_run_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
+    from agentenv.trainer.runs import check_run_config, field_defaults
+
+    defaults = field_defaults(ETOConfig)
+    settings = ETOConfig(model="m", output_dir=str(tmp_path), expert_data=["e.jsonl"]).to_json()
+    older = {k: v for k, v in settings.items() if k != "pair_by"}  # saved before pair_by was added
+    (tmp_path / "run_config.json").write_text(json.dumps(older))
+    check_run_config(tmp_path, settings, defaults=defaults)  # pair_by is at its default: resumes
+    assert json.loads((tmp_path / "run_config.json").read_text())["pair_by"] == "reward"
+    (tmp_path / "run_config.json").write_text(json.dumps(older))
+    with pytest.raises(ValueError, match=r"other settings \(pair_by\)"):
+        check_run_config(tmp_path, settings | {"pair_by": "success"}, defaults=defaults)

@@ -35,7 +35,14 @@ from agentenv.trainer.rollouts import (
     task_indices,
 )
 from agentenv.trainer.rollouts import keep_threshold as env_keep_threshold
-from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
+from agentenv.trainer.runs import (
+    IterationDir,
+    check_run_config,
+    evaluate_stage,
+    explore_stage,
+    field_defaults,
+    write_summary,
+)
 
 PER_ITEM_POLICIES = ("distinct", "best")
 MERGE_STRATEGIES = ("initial", "previous")
@@ -184,7 +191,7 @@ def evolve(
     if not cfg.data:
         raise ValueError("data: give the initial (expert) trajectory files")
     run = Path(cfg.output_dir)
-    check_run_config(run, cfg.to_json() | {"algorithm": algorithm})
+    check_run_config(run, cfg.to_json() | {"algorithm": algorithm}, defaults=field_defaults(type(cfg)))
     envs = open_sources(cfg, sources)
     try:
         from agentenv.data.dataset import expand_paths

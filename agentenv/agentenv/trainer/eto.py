@@ -48,7 +48,14 @@ from agentenv.trainer.rollouts import (
     open_sources,
     task_indices,
 )
-from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
+from agentenv.trainer.runs import (
+    IterationDir,
+    check_run_config,
+    evaluate_stage,
+    explore_stage,
+    field_defaults,
+    write_summary,
+)
 
 
 def best_expert_per_item(experts: Iterable[Trajectory]) -> dict[str, Trajectory]:
@@ -144,7 +151,7 @@ def run_eto(
     if cfg.pair_cut not in PAIR_CUTS or cfg.pair_by not in PAIR_BY:
         raise ValueError(f"pair_cut must be one of {PAIR_CUTS} and pair_by one of {PAIR_BY}")
     run = Path(cfg.output_dir)
-    check_run_config(run, cfg.to_json() | {"algorithm": "eto"})
+    check_run_config(run, cfg.to_json() | {"algorithm": "eto"}, defaults=field_defaults(ETOConfig))
     envs = open_sources(cfg, sources)
     try:
         from agentenv.data.dataset import expand_paths

@@ -15,6 +15,7 @@ resumes on its own (the evaluator skips finished episodes, training continues fr
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
@@ -81,16 +82,34 @@ class IterationDir:
         write_json(self.path / STAGES_FILE, stages)
 
 
+def field_defaults(config_class: type) -> dict[str, Any]:
+    """The default value of every field of a dataclass that has one."""
+    out = {}
+    for f in dataclasses.fields(config_class):
+        if f.default is not dataclasses.MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            out[f.name] = f.default_factory()
+    return out
+
+
 def check_run_config(
-    run_dir: Path, settings: dict[str, Any], volatile: tuple[str, ...] = VOLATILE_SETTINGS
+    run_dir: Path,
+    settings: dict[str, Any],
+    volatile: tuple[str, ...] = VOLATILE_SETTINGS,
+    defaults: Mapping[str, Any] | None = None,
 ) -> None:
     """Save the run's settings, or refuse to resume a run folder that was started with different ones
-    (fields in ``volatile``, such as the number of iterations, may change between invocations)."""
+    (fields in ``volatile``, such as the number of iterations, may change between invocations).  A setting
+    the saved run does not have (added to the config since) counts as its value in ``defaults``."""
     path = run_dir / "run_config.json"
+    defaults = defaults or {}
     if path.exists():
         old = json.loads(path.read_text())
         changed = sorted(
-            k for k in set(old) | set(settings) if k not in volatile and old.get(k) != settings.get(k)
+            k
+            for k in set(old) | set(settings)
+            if k not in volatile and old.get(k, defaults.get(k)) != settings.get(k)
         )
         if changed:
             raise ValueError(
