@@ -49,6 +49,12 @@ def parse_setting(words: list[str]) -> ETOSettings:
     return ETOSettings(**values)
 
 
+def validation_tasks(plan: dict, n: int) -> list[int]:
+    """The first ``n`` training tasks of the plan that neither BC nor exploration uses (nor any held-out set)."""
+    used = set(plan["explore"]) | set(plan["bc"]) | {i for ids in plan["held_out"].values() for i in ids}
+    return [i for i in plan["walks"] if i not in used][:n]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -60,8 +66,7 @@ def main() -> None:
 
     plan = json.loads((args.demo / "plan.json").read_text())
     seed = json.loads((args.demo / "agentevol" / "run_config.json").read_text())["seed"]
-    explore = set(plan["explore"])
-    validation = [i for i in plan["walks"] if i not in explore][: args.tasks]
+    validation = validation_tasks(plan, args.tasks)
     out = args.demo / "eto_sweep"
     bc = out / "bc_validation.jsonl"
     rows = [("BC", "—", success_on(args.demo / "agentevol" / "iter_0" / "model", plan, validation, bc, seed))]

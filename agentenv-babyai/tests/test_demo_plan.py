@@ -57,3 +57,21 @@ def test_task_reading_walks_restate_the_goal_in_every_reply():
     plain = random_walks("babyai", tasks[:1], steps=2, seed=1, kind="reading")[0]
     assert plain.conversations[3].value.startswith("Thought:\nYour goal:")  # only the first reply restates it
     assert not plain.conversations[5].value.startswith("Thought:\nYour goal:")
+
+
+def test_eto_sweep_validates_on_tasks_nothing_else_uses():
+    from dataclasses import asdict
+
+    import eto_sweep
+
+    p = asdict(plan())
+    validation = eto_sweep.validation_tasks(p, 100)
+    assert len(validation) == 100
+    held_out = {i for ids in p["held_out"].values() for i in ids}
+    assert not set(validation) & (set(p["explore"]) | set(p["bc"]) | held_out)
+    eto = eto_sweep.parse_setting(["lr=1e-5", "nll=1", "tasks=explore", "k=2", "t=0.7", "by=success"])
+    assert (eto.learning_rate, eto.nll_weight, eto.samples, eto.tasks, eto.by) == (1e-5, 1.0, 2, "explore", "success")
+    assert eto.folder() == "eto_lr1e-05_beta0.1_k2_t0.7_nll1_explore_by_success"
+    assert eto_sweep.parse_setting([]).folder() == "eto"  # the defaults keep experiment 1's folder name
+    with pytest.raises(SystemExit, match="unknown setting"):
+        eto_sweep.parse_setting(["speed=3"])
