@@ -143,19 +143,25 @@ def eto_config(demo: Path, plan: dict, seed: int, eto: ETOSettings) -> ETOConfig
     )
 
 
+def copy_episodes(episodes: Path, to: Path) -> None:
+    """Start an episodes file (``to``, with its ``.meta.json``) from episodes already played with the same
+    agent and settings; the evaluator then resumes it and plays only what is missing.  Never overwrites."""
+    if to.exists() or not episodes.exists():
+        return
+    to.parent.mkdir(parents=True, exist_ok=True)
+    meta = episodes.with_name(episodes.stem + ".meta.json")
+    if meta.exists():
+        shutil.copy(meta, to.with_name(to.stem + ".meta.json"))
+    shutil.copy(episodes, to)
+
+
 def run_eto_from_bc(demo: Path, cfg: ETOConfig) -> dict:
     """:func:`run_eto`, whose iteration 0 (the BC agent, greedy) takes the episodes AgentEvol's iteration 0
     already played on the same tasks instead of playing them again."""
-    bc_eval = demo / "agentevol" / "iter_0" / "eval.jsonl"
-    start = Path(cfg.output_dir) / "iter_0" / "eval.jsonl"
-    same_tasks = (
-        json.loads((demo / "agentevol" / "run_config.json").read_text())["eval_tasks"] == cfg.eval_tasks
-    )
-    if same_tasks and bc_eval.exists() and not start.exists():
-        start.parent.mkdir(parents=True, exist_ok=True)
-        for name in ("eval.jsonl", "eval.meta.json"):
-            if (bc_eval.parent / name).exists():
-                shutil.copy(bc_eval.parent / name, start.parent / name)
+    if json.loads((demo / "agentevol" / "run_config.json").read_text())["eval_tasks"] == cfg.eval_tasks:
+        copy_episodes(
+            demo / "agentevol" / "iter_0" / "eval.jsonl", Path(cfg.output_dir) / "iter_0" / "eval.jsonl"
+        )
     return run_eto(cfg)
 
 

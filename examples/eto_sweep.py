@@ -14,10 +14,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shutil
 from pathlib import Path
 
-from cpu_experiment import ETOSettings, eto_config, success_on  # examples/, beside this file
+from cpu_experiment import ETOSettings, copy_episodes, eto_config, success_on  # examples/, beside this file
 from rich.console import Console
 from rich.table import Table
 
@@ -75,19 +74,12 @@ def main() -> None:
         cfg = dataclasses.replace(
             eto_config(args.demo, plan, seed, eto), output_dir=str(out / eto.folder()), eval_tasks=validation
         )
-        start = out / eto.folder() / "iter_0"
-        if not start.exists():  # the BC agent's validation episodes, played once above
-            start.mkdir(parents=True)
-            shutil.copy(bc, start / "eval.jsonl")
-            shutil.copy(bc.with_name(bc.stem + ".meta.json"), start / "eval.meta.json")
+        copy_episodes(bc, out / eto.folder() / "iter_0" / "eval.jsonl")  # the BC agent's, played above
         explored = out / f"explore_{eto.tasks}_k{eto.samples}_t{eto.temperature:g}.jsonl"
         first = out / eto.folder() / "iter_1" / "explore.jsonl"
-        if explored.exists() and not first.exists():  # explored alike before: same episodes
-            first.parent.mkdir(parents=True)
-            shutil.copy(explored, first)
+        copy_episodes(explored, first)  # settings that explore alike share their episodes
         summary = run_eto(cfg)
-        if not explored.exists():
-            shutil.copy(first, explored)
+        copy_episodes(first, explored)
         last = summary["iterations"][-1]
         pairs = last.get("pairs", 0)
         rows.append((eto.folder(), str(pairs), last["scores"][plan["env"]]["success"]))

@@ -9,7 +9,8 @@ trained from ``model`` on ``expert_data`` (ETO's SFT: 3 epochs, lr 2e-5).  It is
 2. **pairs** each explored trajectory with the expert trajectory of the same instruction: the higher
    reward wins, ties give no pair, and the losing trajectory is cut to the winner's length plus
    ``rejected_extra_rounds`` rounds (ETO: 5) — see :func:`build_pairs`; with ``pair_cut="first_difference"``
-   both sides end at the first agent turn where they differ instead (a step-wise pair);
+   both sides end at the first agent turn where they differ instead (a step-wise pair), and with
+   ``pair_by="success"`` only a success beats a failure;
 3. **trains** with DPO from the model of iteration ``m-1``, which is also the frozen reference (its
    log-probabilities are computed once and saved beside the pairs); the log-probability of a trajectory
    is the sum over its agent turns only, observations masked (:mod:`agentenv.trainer.dpo`);
@@ -151,7 +152,7 @@ def run_eto(
     if cfg.pair_cut not in PAIR_CUTS or cfg.pair_by not in PAIR_BY:
         raise ValueError(f"pair_cut must be one of {PAIR_CUTS} and pair_by one of {PAIR_BY}")
     run = Path(cfg.output_dir)
-    check_run_config(run, cfg.to_json() | {"algorithm": "eto"}, defaults=field_defaults(ETOConfig))
+    check_run_config(run, cfg.to_json() | {"algorithm": "eto"}, defaults=field_defaults(type(cfg)))
     envs = open_sources(cfg, sources)
     try:
         from agentenv.data.dataset import expand_paths
