@@ -2,7 +2,7 @@
 
 For one seed folder of ``examples/cpu_experiment.py`` (its BC agent must exist), every setting runs one ETO
 iteration from the BC agent and is scored on validation tasks: the first ``--tasks`` training tasks of the
-plan that neither BC nor exploration uses (``plan["walks"]`` minus ``plan["explore"]``).  The BC agent is
+plan that neither BC, exploration nor a held-out set uses (:func:`validation_tasks`).  The BC agent is
 scored there once (``<out>/bc_validation.jsonl``); settings that explore alike share their episodes.
 
     python examples/eto_sweep.py runs/babyai_reader/seed0 \\
