@@ -5,16 +5,16 @@
 # no policy is in them).  It stands in for the pretrained LLM a CPU cannot train; the experiment then
 # starts every seed from it: python examples/cpu_experiment.py ... --base runs/reader/model
 #
-#   bash examples/babyai_reader.sh          # 10-25 minutes on 2 CPU cores (8 for the stages alone on quiet cores)
+#   bash examples/babyai_reader.sh          # about 8 minutes on 2 quiet CPU cores
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-runs/reader}
 train() { agentenv train bc --batch-size 1 --warmup-ratio 0.05 --max-length 1536 --cpu "$@"; }
 
 # 1. the seed-0 BabyAI demo's base model and plan; 800 walks (10 steps) in the two levels' training seeds
-#    that are not held out, one epoch at lr 1e-3 (the demo's --reading-walks stage; its BC agent is a by-product)
+#    that are not held out, one epoch at lr 1e-3 (the demo's --reading-walks stage)
 python examples/demo.py --env babyai --max-rounds 10 --explore-tasks 256 --iterations 0 --seed 0 \
-  --reading-walks 800 --reading-kind task_reading --out "$OUT/stage1"
+  --reading-walks 800 --reading-kind task_reading --base-only --out "$OUT/stage1"
 # 2. two more epochs on the same walks at lr 2e-3
 train --model "$OUT/stage1/reading_model" --data "$OUT/stage1/reading_walks.jsonl" \
   --output-dir "$OUT/stage2" --learning-rate 2e-3 --num-epochs 2 --seed 1

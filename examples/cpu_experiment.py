@@ -53,6 +53,8 @@ console = Console()
 #: DPO settings for a 0.4M-parameter model (the paper's lr 1e-6 is for 7B ones)
 ETO_LEARNING_RATE = 1e-4
 ETO_BETA = 0.1
+#: which of the plan's task sets ETO explores: the BC set, or AgentEvol's wider one
+ETO_TASKS = ("bc", "explore")
 
 
 def success_on(model: Path, plan: dict, tasks: list[int], out: Path, seed: int) -> float:
@@ -82,6 +84,12 @@ class ETOSettings:
     cut: str = "trajectory"  # ETO's whole-trajectory pairs, or "first_difference" (step-wise pairs)
     by: str = "reward"  # a pair's winner: the higher reward (ETO), or "success" against failure
     iterations: int = 1  # may grow on a rerun: the run resumes and adds iterations
+
+    def __post_init__(self) -> None:
+        if self.tasks not in ETO_TASKS or self.cut not in PAIR_CUTS or self.by not in PAIR_BY:
+            raise ValueError(
+                f"ETO settings: tasks must be one of {ETO_TASKS}, cut one of {PAIR_CUTS}, by one of {PAIR_BY}"
+            )
 
     def folder(self) -> str:
         name = "eto"
@@ -115,11 +123,12 @@ def expert_data(demo: Path, plan: dict, tasks: str) -> Path:
     return path
 
 
-def eto_config(demo: Path, plan: dict, seed: int, eto: ETOSettings) -> ETOConfig:
-    """ETO from the seed's BC agent (AgentEvol's iteration 0), scored on the plan's first held-out set."""
+def eto_config(demo: Path, plan: dict, seed: int, eto: ETOSettings, experts: Path) -> ETOConfig:
+    """ETO from the seed's BC agent (AgentEvol's iteration 0) with the expert trajectories ``experts`` of
+    the tasks it explores (:func:`expert_data`), scored on the plan's first held-out set."""
     return ETOConfig(
         model=str(demo / "agentevol" / "iter_0" / "model"),
-        expert_data=[str(expert_data(demo, plan, eto.tasks))],
+        expert_data=[str(experts)],
         output_dir=str(demo / eto.folder()),
         envs=[plan["env"]],
         local=True,
@@ -179,7 +188,8 @@ def run_seed(seed: int, out: Path, eto: ETOSettings, demo_args: list[str]) -> di
         ("BC" if it["iteration"] == 0 else f"AgentEvol {it['iteration']}"): Path(it["model"])
         for it in evol["iterations"]
     }
-    eto_run = run_eto_from_bc(demo, eto_config(demo, plan, seed, eto))
+    experts = expert_data(demo, plan, eto.tasks)
+    eto_run = run_eto_from_bc(demo, eto_config(demo, plan, seed, eto, experts))
     models |= {
         f"ETO {it['iteration']}": Path(it["model"]) for it in eto_run["iterations"] if it["iteration"] > 0
     }
@@ -214,7 +224,7 @@ def main() -> None:
     parser.add_argument("--eto-nll-weight", type=float, default=0.0, help="ETO: RPO's NLL term (0: pure DPO)")
     parser.add_argument(
         "--eto-tasks",
-        choices=["bc", "explore"],
+        choices=ETO_TASKS,
         default="bc",
         help="ETO explores the BC tasks, or AgentEvol's wider set (their expert trajectories are collected)",
     )

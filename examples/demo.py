@@ -126,6 +126,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--samples", type=int, default=2, help="explored episodes per task (K)")
     parser.add_argument("--max-rounds", type=int, default=0, help="rounds per episode (0: the env's own)")
     parser.add_argument("--iterations", type=int, default=1, help="AgentEvol iterations (M)")
+    parser.add_argument(
+        "--base-only",
+        action="store_true",
+        help="stop once the base model is ready (the plan, the expert data and --reading-walks' model)",
+    )
     parser.add_argument("--epochs", type=float, default=16.0)
     parser.add_argument(
         "--base",
@@ -237,6 +242,8 @@ def main() -> None:
                 model, args.out, plan.env, walks, plan.max_rounds or 15, args.seed, args.reading_kind
             )
         console.print(f"{model}  [{time.perf_counter() - t:.1f} s]")
+        if args.base_only:
+            return
 
         t = stage(
             f"5. AgentEvol: BC, then {args.iterations} iteration(s) exploring {len(plan.explore)} tasks, "

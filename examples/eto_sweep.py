@@ -16,7 +16,13 @@ import dataclasses
 import json
 from pathlib import Path
 
-from cpu_experiment import ETOSettings, copy_episodes, eto_config, success_on  # examples/, beside this file
+from cpu_experiment import (  # examples/, beside this file
+    ETOSettings,
+    copy_episodes,
+    eto_config,
+    expert_data,
+    success_on,
+)
 from rich.console import Console
 from rich.table import Table
 
@@ -72,7 +78,8 @@ def main() -> None:
     for words in args.setting:
         eto = parse_setting(words)
         cfg = dataclasses.replace(
-            eto_config(args.demo, plan, seed, eto), output_dir=str(out / eto.folder()), eval_tasks=validation
+            eto_config(args.demo, plan, seed, eto, expert_data(args.demo, plan, eto.tasks)),
+            output_dir=str(out / eto.folder()), eval_tasks=validation
         )
         copy_episodes(bc, out / eto.folder() / "iter_0" / "eval.jsonl")  # the BC agent's, played above
         explored = out / f"explore_{eto.tasks}_k{eto.samples}_t{eto.temperature:g}.jsonl"

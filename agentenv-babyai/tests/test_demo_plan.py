@@ -75,3 +75,7 @@ def test_eto_sweep_validates_on_tasks_nothing_else_uses():
     assert eto_sweep.parse_setting([]).folder() == "eto"  # the defaults keep experiment 1's folder name
     with pytest.raises(SystemExit, match="unknown setting"):
         eto_sweep.parse_setting(["speed=3"])
+    with pytest.raises(ValueError, match="cut one of"):
+        eto_sweep.parse_setting(["cut=halfway"])
+    with pytest.raises(ValueError, match="tasks must be one of"):
+        eto_sweep.parse_setting(["tasks=test"])

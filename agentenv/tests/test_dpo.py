@@ -160,6 +160,14 @@ def test_nll_weight_adds_the_chosen_per_token_nll(base_model, tmp_path):
     pure_c, *_ = policy_logps(pure, data)
     assert float(after_c.sum()) > float(pure_c.sum()) + 1e-3
 
+    # beta 0 leaves the NLL term alone (the control): its loss is the weighted NLL, with no log 2
+    alone = train_dpo(dataclasses.replace(cfg, output_dir=str(tmp_path / "nll"), beta=0.0))
+    (line,) = read_log(alone)
+    assert line["loss"] == pytest.approx(0.5 * nll, rel=1e-4)
+    for beta, weight in ((0.0, 0.0), (-0.1, 1.0), (0.1, -1.0)):
+        with pytest.raises(ValueError, match="beta"):
+            train_dpo(dataclasses.replace(cfg, output_dir=str(tmp_path / "bad"), beta=beta, nll_weight=weight))
+
 
 def test_first_difference_pairs_one_decision_in_a_shared_context():
     expert = trajectory(3, ["move up", "move up", "move left"], 1.0)

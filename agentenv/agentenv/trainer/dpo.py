@@ -13,7 +13,9 @@ token (RPO, Pang et al. 2024: "Iterative Reasoning Preference Optimization")::
     loss += nll_weight * (-pi_chosen / tokens_chosen)
 
 which keeps the chosen trajectory likely while DPO pushes the pair apart: pure DPO can lower both sides'
-likelihood together, and on a small model at a high learning rate that collapses the agent.
+likelihood together, and on a small model at a high learning rate that collapses the agent.  ``beta`` 0
+turns the DPO term off and leaves the NLL alone: fine-tuning on the chosen sides, the control that shows
+what the preference itself adds.
 
 The reference model is the policy's starting point, frozen.  Its log-probabilities are computed once
 before the first step (or taken from the pair file when present) and saved in the output folder, so the
@@ -191,11 +193,20 @@ def chosen_nll(policy_chosen, chosen_tokens):
     return -policy_chosen / chosen_tokens.clamp(min=1)
 
 
+def check_objective(beta: float, nll_weight: float) -> None:
+    """Refuse weights that train nothing or train backwards (``beta`` 0 alone is the NLL-only control)."""
+    if beta < 0 or nll_weight < 0:
+        raise ValueError(f"beta and nll_weight must be >= 0, not {beta} and {nll_weight}")
+    if beta == 0 and nll_weight == 0:
+        raise ValueError("beta 0 and nll_weight 0: the loss would be constant")
+
+
 class DPOObjective:
     """DPO over a batch that holds the chosen rows first, then the rejected rows; ``nll_weight`` adds
-    :func:`chosen_nll` (0: pure DPO)."""
+    :func:`chosen_nll` (0: pure DPO), and ``beta`` 0 leaves the NLL term alone."""
 
     def __init__(self, beta: float, nll_weight: float = 0.0):
+        check_objective(beta, nll_weight)
         self.beta = beta
         self.nll_weight = nll_weight
 
@@ -209,10 +220,10 @@ class DPOObjective:
         logps = sequence_logprobs(_forward_logits(model, batch), batch["labels"])
         n = batch["ref_chosen"].numel()
         chosen, rejected = logps[:n], logps[n:]
-        losses = dpo_loss(chosen, rejected, batch["ref_chosen"], batch["ref_rejected"], self.beta)
         nll = chosen_nll(chosen, (batch["labels"][:n, 1:] != IGNORE_INDEX).sum(-1))
-        if self.nll_weight:
-            losses = losses + self.nll_weight * nll
+        losses = self.nll_weight * nll
+        if self.beta:  # beta 0: the NLL term alone (the control that tells what the preference adds)
+            losses = losses + dpo_loss(chosen, rejected, batch["ref_chosen"], batch["ref_rejected"], self.beta)
         chosen_reward = self.beta * (chosen - batch["ref_chosen"]).detach()
         rejected_reward = self.beta * (rejected - batch["ref_rejected"]).detach()
         metrics = {
@@ -327,6 +338,7 @@ def train_dpo(cfg: DPOConfig) -> Path:
     out = Path(cfg.output_dir)
     if not cfg.pairs:
         raise ValueError("DPOConfig.pairs: give at least one pair file")
+    check_objective(cfg.beta, cfg.nll_weight)
     if is_done(out):
         return out
     accelerator = make_accelerator(cfg)

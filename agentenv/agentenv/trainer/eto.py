@@ -37,6 +37,7 @@ from agentenv.trainer.dpo import (
     PAIR_CUTS,
     DPOConfig,
     PreferencePair,
+    check_objective,
     make_pair,
     read_pairs,
     write_pairs,
@@ -106,7 +107,8 @@ class ETOConfig(RolloutSettings, TrainConfig):
     sft_epochs: float = 3.0
     #: ETO iterations after the SFT agent
     iterations: int = 2
-    #: DPO temperature beta (all iterations, unless iteration_betas says otherwise)
+    #: DPO temperature beta (all iterations, unless iteration_betas says otherwise; 0 with nll_weight > 0:
+    #: fine-tuning on the chosen sides only, the control for what the preference adds)
     beta: float = 0.1
     learning_rate: float = 1e-6
     warmup_ratio: float = 0.1
@@ -151,6 +153,8 @@ def run_eto(
         raise ValueError("expert_data: give the expert trajectory files")
     if cfg.pair_cut not in PAIR_CUTS or cfg.pair_by not in PAIR_BY:
         raise ValueError(f"pair_cut must be one of {PAIR_CUTS} and pair_by one of {PAIR_BY}")
+    for m in range(1, cfg.iterations + 1):
+        check_objective(cfg.beta_for(m), cfg.nll_weight)
     run = Path(cfg.output_dir)
     check_run_config(run, cfg.to_json() | {"algorithm": "eto"}, defaults=field_defaults(type(cfg)))
     envs = open_sources(cfg, sources)
