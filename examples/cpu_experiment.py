@@ -15,6 +15,7 @@ levels and AgentGym's ``test`` tasks of them).  Finally it prints and writes one
     python examples/cpu_experiment.py --out runs/babyai_reader --env babyai --max-rounds 10 \
         --explore-tasks 256 --base runs/reader/model --eto-learning-rate 1e-5   # examples/babyai_reader.sh
     ... --eto-tasks explore --eto-nll-weight 1     # ETO explores AgentEvol's wider set, with an NLL term
+    ... --eto-learning-rate 1e-3 --eto-beta 0 ...  # the control: the NLL term alone (no preference)
 
 ``--eto-*`` options pick ETO's settings (examples/eto_sweep.py compares them on validation tasks); each
 setting other than the defaults runs in its own folder (``ETOSettings.folder``).
