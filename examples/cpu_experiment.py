@@ -40,7 +40,7 @@ from rich.table import Table
 from agentenv.controller import collect
 from agentenv.controller.sources import LocalEnv
 from agentenv.envs.registry import env_class
-from agentenv.trainer.dpo import PAIR_BY, PAIR_CUTS
+from agentenv.trainer.dpo import LOSS_TYPES, PAIR_BY, PAIR_CUTS, check_objective
 from agentenv.trainer.eto import ETOConfig, run_eto
 from agentenv.trainer.rollouts import (
     EnvSettings,
@@ -84,6 +84,7 @@ class ETOSettings:
     tasks: str = "bc"  # which plan tasks ETO explores: "bc", or "explore" (AgentEvol's wider set)
     cut: str = "trajectory"  # ETO's whole-trajectory pairs, or "first_difference" (step-wise pairs)
     by: str = "reward"  # a pair's winner: the higher reward (ETO), or "success" against failure
+    loss: str = "sigmoid"  # DPO's logistic loss, or "ipo" (squared, toward a margin of 1 / (2 beta))
     iterations: int = 1  # may grow on a rerun: the run resumes and adds iterations
 
     def __post_init__(self) -> None:
@@ -91,6 +92,7 @@ class ETOSettings:
             raise ValueError(
                 f"ETO settings: tasks must be one of {ETO_TASKS}, cut one of {PAIR_CUTS}, by one of {PAIR_BY}"
             )
+        check_objective(self.beta, self.nll_weight, self.loss)
 
     def folder(self) -> str:
         name = "eto"
@@ -106,6 +108,8 @@ class ETOSettings:
             name += f"_{self.cut}"
         if self.by != "reward":
             name += f"_by_{self.by}"
+        if self.loss != "sigmoid":
+            name += f"_{self.loss}"
         return name
 
 
@@ -144,6 +148,7 @@ def eto_config(demo: Path, plan: dict, seed: int, eto: ETOSettings, experts: Pat
         nll_weight=eto.nll_weight,
         pair_cut=eto.cut,
         pair_by=eto.by,
+        loss_type=eto.loss,
         num_epochs=3,
         batch_size=4,
         max_length=1536,
@@ -239,6 +244,9 @@ def main() -> None:
         default="trajectory",
         help="ETO pairs: whole trajectories or step-wise",
     )
+    parser.add_argument(
+        "--eto-loss", choices=LOSS_TYPES, default="sigmoid", help="ETO: DPO's logistic loss, or IPO's squared one"
+    )
     # anything else goes to demo.py, e.g. --hidden 256 --layers 4 for a bigger base model
     args, demo_args = parser.parse_known_args()
 
@@ -252,6 +260,7 @@ def main() -> None:
         iterations=args.eto_iterations,
         cut=args.eto_cut,
         by=args.eto_by,
+        loss=args.eto_loss,
     )
     results = {seed: run_seed(seed, args.out, eto, demo_args) for seed in args.seeds}
     tables = {}

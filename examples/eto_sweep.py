@@ -40,17 +40,17 @@ KEYS = {
 
 
 def parse_setting(words: list[str]) -> ETOSettings:
-    """``lr=1e-4 nll=1 tasks=explore cut=first_difference by=success`` -> ETOSettings (``beta``, ``k``,
-    ``t``, ``it`` too)."""
+    """``lr=1e-4 nll=1 tasks=explore cut=first_difference by=success loss=ipo`` -> ETOSettings (``beta``,
+    ``k``, ``t``, ``it`` too)."""
     values = {}
     for word in words:
         key, _, value = word.partition("=")
-        if key in ("tasks", "cut", "by"):
+        if key in ("tasks", "cut", "by", "loss"):
             values[key] = value
         elif key in KEYS:
             values[KEYS[key]] = int(value) if key in ("k", "it") else float(value)
         else:
-            raise SystemExit(f"unknown setting {key!r}: use {', '.join([*KEYS, 'tasks', 'cut', 'by'])}")
+            raise SystemExit(f"unknown setting {key!r}: use {', '.join([*KEYS, 'tasks', 'cut', 'by', 'loss'])}")
     return ETOSettings(**values)
 
 

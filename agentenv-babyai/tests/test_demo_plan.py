@@ -79,3 +79,6 @@ def test_eto_sweep_validates_on_tasks_nothing_else_uses():
         eto_sweep.parse_setting(["cut=halfway"])
     with pytest.raises(ValueError, match="tasks must be one of"):
         eto_sweep.parse_setting(["tasks=test"])
+    with pytest.raises(ValueError, match="loss_type must be one of"):
+        eto_sweep.parse_setting(["loss=hinge"])
+    assert eto_sweep.parse_setting(["beta=0.5", "loss=ipo"]).folder() == "eto_lr0.0001_beta0.5_ipo"

@@ -37,6 +37,8 @@ def test_dpo_loss_matches_a_hand_computed_value():
     # pair 1: margin = (-4+4) - (-2+3) = -1 -> -log sigmoid(-0.5) = log(1 + e^0.5)
     expected = [math.log(1 + math.exp(-1.0)), math.log(1 + math.exp(0.5))]
     assert dpo_loss(pc, pr, rc, rr, beta).tolist() == pytest.approx(expected, rel=1e-6)
+    # IPO: (margin - 1 / (2 beta))^2 with 1 / (2 beta) = 1 -> (2 - 1)^2 and (-1 - 1)^2
+    assert dpo_loss(pc, pr, rc, rr, beta, "ipo").tolist() == pytest.approx([1.0, 4.0], rel=1e-6)
 
 
 def trajectory(idx: int, actions: list[str], reward: float) -> Trajectory:
@@ -117,21 +119,23 @@ def test_sequence_logprobs_sum_only_the_agent_turns(base_model):
     assert 0 < n_trained < len(ids) / 2  # observations and the instruction are masked
 
 
-def test_one_dpo_step_raises_the_chosen_minus_rejected_log_ratio(base_model, tmp_path):
+@pytest.mark.parametrize("loss_type", ["sigmoid", "ipo"])
+def test_one_dpo_step_raises_the_chosen_minus_rejected_log_ratio(base_model, tmp_path, loss_type):
     data = pairs()
     write_pairs(tmp_path / "pairs.jsonl", data)
     before_c, before_r, *_ = policy_logps(base_model, data)
     cfg = DPOConfig(
         model=str(base_model), output_dir=str(tmp_path / "dpo"), pairs=[str(tmp_path / "pairs.jsonl")],
-        max_steps=1, batch_size=4, learning_rate=1e-3, warmup_ratio=0.0, beta=0.1, seed=0,
+        max_steps=1, batch_size=4, learning_rate=1e-3, warmup_ratio=0.0, beta=0.1, seed=0, loss_type=loss_type,
     )
     out = train_dpo(cfg)
     after_c, after_r, *_ = policy_logps(out, data)
     assert float((after_c - after_r).mean()) > float((before_c - before_r).mean()) + 1e-3
 
-    # step 1's policy equals the reference: margin 0, loss log 2; the reference values were saved
+    # step 1's policy equals the reference: margin 0, loss log 2 (IPO: (0 - 1 / 0.2)^2); the reference
+    # values were saved
     (line,) = read_log(out)
-    assert line["loss"] == pytest.approx(math.log(2), abs=1e-5)
+    assert line["loss"] == pytest.approx(math.log(2) if loss_type == "sigmoid" else 25.0, abs=1e-5)
     import json
 
     saved = [json.loads(s) for s in (out / REFERENCE_FILE).read_text().splitlines()]

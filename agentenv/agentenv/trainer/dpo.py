@@ -15,7 +15,8 @@ token (RPO, Pang et al. 2024: "Iterative Reasoning Preference Optimization")::
 which keeps the chosen trajectory likely while DPO pushes the pair apart: pure DPO can lower both sides'
 likelihood together, and on a small model at a high learning rate that collapses the agent.  ``beta`` 0
 turns the DPO term off and leaves the NLL alone: fine-tuning on the chosen sides, the control that shows
-what the preference itself adds.
+what the preference itself adds.  ``loss_type="ipo"`` swaps the logistic loss for IPO's squared one,
+``(margin - 1 / (2 beta))^2``, which stops pushing once the pair is that far apart.
 
 The reference model is the policy's starting point, frozen.  Its log-probabilities are computed once
 before the first step (or taken from the pair file when present) and saved in the output folder, so the
@@ -180,11 +181,19 @@ def make_pair(
 # --- the loss --------------------------------------------------------------------------------------------
 
 
-def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta: float):
-    """Per-pair DPO loss ``-log sigmoid(beta * ((pc - rc) - (pr - rr)))`` (tensors of summed log-probs)."""
+#: the preference loss on a pair's margin: DPO's logistic one, or IPO's squared one
+LOSS_TYPES = ("sigmoid", "ipo")
+
+
+def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta: float, loss_type: str = "sigmoid"):
+    """Per-pair preference loss on the margin ``m = (pc - rc) - (pr - rr)`` (tensors of summed log-probs):
+    DPO's ``-log sigmoid(beta * m)``, or with ``loss_type="ipo"`` IPO's ``(m - 1 / (2 * beta)) ** 2``
+    (Azar et al. 2023), which stops pushing the pair apart once the margin reaches ``1 / (2 beta)``."""
     import torch.nn.functional as F
 
     margin = (policy_chosen - ref_chosen) - (policy_rejected - ref_rejected)
+    if loss_type == "ipo":
+        return (margin - 1 / (2 * beta)) ** 2
     return -F.logsigmoid(beta * margin)
 
 
@@ -193,8 +202,10 @@ def chosen_nll(policy_chosen, chosen_tokens):
     return -policy_chosen / chosen_tokens.clamp(min=1)
 
 
-def check_objective(beta: float, nll_weight: float) -> None:
+def check_objective(beta: float, nll_weight: float, loss_type: str = "sigmoid") -> None:
     """Refuse weights that train nothing or train backwards (``beta`` 0 alone is the NLL-only control)."""
+    if loss_type not in LOSS_TYPES:
+        raise ValueError(f"loss_type must be one of {LOSS_TYPES}, not {loss_type!r}")
     if beta < 0 or nll_weight < 0:
         raise ValueError(f"beta and nll_weight must be >= 0, not {beta} and {nll_weight}")
     if beta == 0 and nll_weight == 0:
@@ -205,10 +216,11 @@ class DPOObjective:
     """DPO over a batch that holds the chosen rows first, then the rejected rows; ``nll_weight`` adds
     :func:`chosen_nll` (0: pure DPO), and ``beta`` 0 leaves the NLL term alone."""
 
-    def __init__(self, beta: float, nll_weight: float = 0.0):
-        check_objective(beta, nll_weight)
+    def __init__(self, beta: float, nll_weight: float = 0.0, loss_type: str = "sigmoid"):
+        check_objective(beta, nll_weight, loss_type)
         self.beta = beta
         self.nll_weight = nll_weight
+        self.loss_type = loss_type
 
     def units(self, batch: dict[str, Any]) -> int:
         return int(batch["ref_chosen"].numel())
@@ -223,7 +235,9 @@ class DPOObjective:
         nll = chosen_nll(chosen, (batch["labels"][:n, 1:] != IGNORE_INDEX).sum(-1))
         losses = self.nll_weight * nll
         if self.beta:  # beta 0: the NLL term alone (the control that tells what the preference adds)
-            losses = losses + dpo_loss(chosen, rejected, batch["ref_chosen"], batch["ref_rejected"], self.beta)
+            losses = losses + dpo_loss(
+                chosen, rejected, batch["ref_chosen"], batch["ref_rejected"], self.beta, self.loss_type
+            )
         chosen_reward = self.beta * (chosen - batch["ref_chosen"]).detach()
         rejected_reward = self.beta * (rejected - batch["ref_rejected"]).detach()
         metrics = {
@@ -270,6 +284,8 @@ class DPOConfig(TrainConfig):
     beta: float = 0.1
     #: weight of the chosen side's per-token NLL beside the DPO loss (RPO; 0: pure DPO)
     nll_weight: float = 0.0
+    #: sigmoid (DPO) or ipo (squared loss toward a margin of 1 / (2 beta))
+    loss_type: str = "sigmoid"
     learning_rate: float = 1e-6
     warmup_ratio: float = 0.1
 
@@ -338,7 +354,7 @@ def train_dpo(cfg: DPOConfig) -> Path:
     out = Path(cfg.output_dir)
     if not cfg.pairs:
         raise ValueError("DPOConfig.pairs: give at least one pair file")
-    check_objective(cfg.beta, cfg.nll_weight)
+    check_objective(cfg.beta, cfg.nll_weight, cfg.loss_type)
     if is_done(out):
         return out
     accelerator = make_accelerator(cfg)
@@ -368,7 +384,7 @@ def train_dpo(cfg: DPOConfig) -> Path:
                 saved.write_text("".join(line + "\n" for line in lines))
 
         model = load_model(cfg, accelerator)
-        objective = DPOObjective(cfg.beta, cfg.nll_weight)
+        objective = DPOObjective(cfg.beta, cfg.nll_weight, cfg.loss_type)
         fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training)
     finally:
         release(accelerator)

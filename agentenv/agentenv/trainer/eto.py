@@ -118,6 +118,8 @@ class ETOConfig(RolloutSettings, TrainConfig):
     iteration_betas: list[float] = field(default_factory=list)
     #: weight of the chosen (expert) side's per-token NLL beside the DPO loss (RPO; 0: ETO's pure DPO)
     nll_weight: float = 0.0
+    #: sigmoid (DPO, ETO's) or ipo (squared loss toward a margin of 1 / (2 beta))
+    loss_type: str = "sigmoid"
     #: rejected trajectories are cut to the chosen one's length plus this many rounds
     rejected_extra_rounds: int = 5
     #: trajectory (ETO: whole trajectories) or first_difference (step-wise: both sides end at the first
@@ -154,7 +156,7 @@ def run_eto(
     if cfg.pair_cut not in PAIR_CUTS or cfg.pair_by not in PAIR_BY:
         raise ValueError(f"pair_cut must be one of {PAIR_CUTS} and pair_by one of {PAIR_BY}")
     for m in range(1, cfg.iterations + 1):
-        check_objective(cfg.beta_for(m), cfg.nll_weight)
+        check_objective(cfg.beta_for(m), cfg.nll_weight, cfg.loss_type)
     run = Path(cfg.output_dir)
     check_run_config(run, cfg.to_json() | {"algorithm": "eto"}, defaults=field_defaults(type(cfg)))
     envs = open_sources(cfg, sources)
@@ -248,5 +250,6 @@ def _dpo_config(cfg: ETOConfig, m: int, model: str, it: IterationDir) -> DPOConf
         learning_rate=cfg.learning_rate_for(m),
         beta=cfg.beta_for(m),
         nll_weight=cfg.nll_weight,
+        loss_type=cfg.loss_type,
     )
     return DPOConfig(**settings)
