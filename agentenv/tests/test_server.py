@@ -79,6 +79,37 @@ class CounterEnv(Environment):
             type(self).closed += 1
 
 
+def on_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+class InlineCounterEnv(CounterEnv):
+    """A non-blocking env: its steps run on the server's event loop, its expert never does."""
+
+    name: ClassVar[str] = "inline_counter"
+    blocking: ClassVar[bool] = False
+    ran_on_loop: ClassVar[dict[str, bool]] = {}
+
+    def step(self, action: str) -> StepResult:
+        type(self).ran_on_loop["step"] = on_event_loop()
+        return super().step(action)
+
+    def expert_action(self) -> ExpertAction:
+        type(self).ran_on_loop["expert"] = on_event_loop()
+        return super().expert_action()
+
+
+def test_a_non_blocking_envs_steps_run_inline_but_its_expert_in_a_worker_thread():
+    with running_server(InlineCounterEnv) as url, EnvClient("inline_counter", url) as client:
+        with client.session(data_idx=2) as session:
+            session.step(f"Action:\n{session.expert().action}")
+    assert InlineCounterEnv.ran_on_loop == {"step": True, "expert": False}
+
+
 @pytest.fixture(scope="module")
 def server():
     with running_server(CounterEnv, max_sessions=400) as url:

@@ -136,12 +136,12 @@ def env_router(pool: SessionPool) -> APIRouter:
     ) -> Session:
         return pool.get(id if id is not None else env_idx)
 
-    async def call_env(session: Session, fn: Any, *args: Any) -> Any:
+    async def call_env(session: Session, fn: Any, *args: Any, offload: bool = False) -> Any:
         """Run env code for a session whose lock is held; a crash ends that session alone."""
         if session.closed:
             raise SessionNotFound(f"{env_cls.name} session {session.id} was closed")
         try:
-            return await pool.call(fn, *args)
+            return await pool.call(fn, *args, offload=offload)
         except Exception as exc:
             log.exception("%s session %d crashed", env_cls.name, session.id)
             await pool.discard(session)
@@ -240,7 +240,7 @@ def env_router(pool: SessionPool) -> APIRouter:
         async with session.lock:
             if not session.running:
                 raise EpisodeNotRunning(f"{env_cls.name} session {session.id} has no running episode")
-            move = await call_env(session, session.env.expert_action)
+            move = await call_env(session, session.env.expert_action, offload=True)  # a planner: never inline
         return JSONResponse({"thought": move.thought, "action": move.action})
 
     @router.post("/close", response_model=CloseResponse)

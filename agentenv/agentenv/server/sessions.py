@@ -2,7 +2,8 @@
 
 All bookkeeping runs on the server's event loop; environment code (construction, ``reset``, ``step``,
 ``close`` ...) runs through :meth:`SessionPool.call`, which moves it to a worker thread unless the env
-class says it never blocks (``Environment.blocking = False``).
+class says it never blocks (``Environment.blocking = False``).  Experts always run in a worker thread:
+they are planners, and even a microsecond env's expert can take tens of milliseconds.
 """
 
 from __future__ import annotations
@@ -62,9 +63,10 @@ class SessionPool:
     def __len__(self) -> int:
         return len(self.sessions)
 
-    async def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run env code: inline for non-blocking envs, else in a worker thread (off the event loop)."""
-        if self.env_cls.blocking:
+    async def call(self, fn: Callable[..., T], *args: Any, offload: bool = False) -> T:
+        """Run env code: inline for non-blocking envs, else (or with ``offload``) in a worker thread, off
+        the event loop."""
+        if offload or self.env_cls.blocking:
             return await run_in_threadpool(fn, *args)
         return fn(*args)
 
