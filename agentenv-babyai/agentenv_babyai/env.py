@@ -9,6 +9,7 @@ max_steps`` when the mission is completed, else 0.
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any, ClassVar, Literal
 
@@ -16,12 +17,19 @@ import gymnasium as gym
 import minigrid  # noqa: F401  (registers the BabyAI-* ids)
 import numpy as np
 from minigrid.core.actions import Actions
+from minigrid.envs.babyai.core import roomgrid_level
 
 from agentenv.env import Environment, ExpertAction, StepResult
 
 from .levels import level_of, short_name
 from .render import png_bytes
 from .world import FORWARD_IF_FREE, PICKABLE, View, facing, passable, plan_path, scan, standing_on
+
+log = logging.getLogger(__name__)
+# minigrid prints every rejected level sample ("Sampling rejected: unreachable object ...") to stdout,
+# where it breaks up evaluation progress bars; a module global named print shadows the builtin there, so
+# the lines go to the debug log instead (thread-safe, unlike redirecting sys.stdout around reset)
+roomgrid_level.print = lambda *args: log.debug(" ".join(map(str, args)))
 
 INSTRUCTION = """\
 You are an exploration master who wants to finish every goal you are given. Every round I will give \

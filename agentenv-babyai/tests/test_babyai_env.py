@@ -80,3 +80,12 @@ def test_expert_solves_sample_levels_within_max_rounds(env, idx):
         if result.done:
             break
     assert result.done and result.reward > 0, (idx, env.mission)
+
+
+def test_minigrids_rejected_samples_go_to_the_debug_log_not_stdout(env, capsys, caplog):
+    import logging
+
+    with caplog.at_level(logging.DEBUG, logger="agentenv_babyai.env"):
+        env.reset(16444)  # a GoToLocal seed whose first level sample minigrid rejects
+    assert "Sampling rejected" not in capsys.readouterr().out
+    assert any("Sampling rejected" in r.getMessage() for r in caplog.records)
