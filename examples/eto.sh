@@ -4,6 +4,9 @@
 #
 #   bash examples/train_bc_7b_8gpu.sh /models/Llama-2-7b-chat-hf data/agenttraj runs/bc-7b   # the SFT agent
 #   bash examples/eto.sh                         # settings from examples/configs/eto_7b.json
+#   bash examples/eto.sh --beta 0 --nll-weight 1 --output-dir runs/eto-control
+#       # the control: the same pipeline without the preference, fine-tuning on the pairs' expert sides
+#       # (docs/results.md, experiment 5: on the CPU model it beat ETO by 20 points)
 #
 # DPO alone on a pair file:  torchrun --nproc_per_node 8 -m agentenv.trainer dpo --model runs/bc-7b \
 #     --pairs pairs.jsonl --output-dir runs/dpo --deepspeed examples/deepspeed/zero3.json
