@@ -86,13 +86,17 @@ class ETOSettings:
     by: str = "reward"  # a pair's winner: the higher reward (ETO), or "success" against failure
     loss: str = "sigmoid"  # DPO's logistic loss, or "ipo" (squared, toward a margin of 1 / (2 beta))
     iterations: int = 1  # may grow on a rerun: the run resumes and adds iterations
+    # per-iteration betas / learning rates (the last repeats; empty: beta / learning_rate throughout)
+    iteration_betas: tuple[float, ...] = ()
+    iteration_learning_rates: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if self.tasks not in ETO_TASKS or self.cut not in PAIR_CUTS or self.by not in PAIR_BY:
             raise ValueError(
                 f"ETO settings: tasks must be one of {ETO_TASKS}, cut one of {PAIR_CUTS}, by one of {PAIR_BY}"
             )
-        check_objective(self.beta, self.nll_weight, self.loss)
+        for beta in self.iteration_betas or (self.beta,):
+            check_objective(beta, self.nll_weight, self.loss)
 
     def folder(self) -> str:
         name = "eto"
@@ -110,6 +114,10 @@ class ETOSettings:
             name += f"_by_{self.by}"
         if self.loss != "sigmoid":
             name += f"_{self.loss}"
+        if self.iteration_betas:
+            name += "_betas" + "-".join(f"{b:g}" for b in self.iteration_betas)
+        if self.iteration_learning_rates:
+            name += "_lrs" + "-".join(f"{lr:g}" for lr in self.iteration_learning_rates)
         return name
 
 
@@ -139,6 +147,8 @@ def eto_config(demo: Path, plan: dict, seed: int, eto: ETOSettings, experts: Pat
         local=True,
         max_rounds=plan["max_rounds"],
         iterations=eto.iterations,
+        iteration_betas=list(eto.iteration_betas),
+        iteration_learning_rates=list(eto.iteration_learning_rates),
         explore_tasks=plan[eto.tasks],
         samples_per_instruction=eto.samples,
         explore_temperature=eto.temperature,
@@ -236,6 +246,16 @@ def main() -> None:
     )
     parser.add_argument("--eto-iterations", type=int, default=1)
     parser.add_argument(
+        "--eto-iteration-betas", type=float, nargs="+", default=[], help="ETO: beta per iteration (the last repeats)"
+    )
+    parser.add_argument(
+        "--eto-iteration-learning-rates",
+        type=float,
+        nargs="+",
+        default=[],
+        help="ETO: learning rate per iteration (the last repeats)",
+    )
+    parser.add_argument(
         "--eto-by", choices=PAIR_BY, default="reward", help="ETO pairs: the higher reward wins, or success"
     )
     parser.add_argument(
@@ -258,6 +278,8 @@ def main() -> None:
         nll_weight=args.eto_nll_weight,
         tasks=args.eto_tasks,
         iterations=args.eto_iterations,
+        iteration_betas=tuple(args.eto_iteration_betas),
+        iteration_learning_rates=tuple(args.eto_iteration_learning_rates),
         cut=args.eto_cut,
         by=args.eto_by,
         loss=args.eto_loss,

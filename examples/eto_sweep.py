@@ -37,11 +37,13 @@ KEYS = {
     "nll": "nll_weight",
     "it": "iterations",
 }
+#: per-iteration lists, comma-separated: betas=0,0.1 lrs=1e-3,1e-5
+LIST_KEYS = {"betas": "iteration_betas", "lrs": "iteration_learning_rates"}
 
 
 def parse_setting(words: list[str]) -> ETOSettings:
     """``lr=1e-4 nll=1 tasks=explore cut=first_difference by=success loss=ipo`` -> ETOSettings (``beta``,
-    ``k``, ``t``, ``it`` too)."""
+    ``k``, ``t``, ``it``, and per iteration ``betas=0,0.1 lrs=1e-3,1e-5`` too)."""
     values = {}
     for word in words:
         key, _, value = word.partition("=")
@@ -49,8 +51,11 @@ def parse_setting(words: list[str]) -> ETOSettings:
             values[key] = value
         elif key in KEYS:
             values[KEYS[key]] = int(value) if key in ("k", "it") else float(value)
+        elif key in LIST_KEYS:
+            values[LIST_KEYS[key]] = tuple(float(v) for v in value.split(","))
         else:
-            raise SystemExit(f"unknown setting {key!r}: use {', '.join([*KEYS, 'tasks', 'cut', 'by', 'loss'])}")
+            names = [*KEYS, *LIST_KEYS, "tasks", "cut", "by", "loss"]
+            raise SystemExit(f"unknown setting {key!r}: use {', '.join(names)}")
     return ETOSettings(**values)
 
 
