@@ -431,7 +431,8 @@ def test_cli_flags_build_the_configs(tmp_path):
 
 
 def test_a_run_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
-    from agentenv.trainer.runs import check_run_config, field_defaults
+    from agentenv.trainer.config_args import field_defaults
+    from agentenv.trainer.runs import check_run_config
 
     defaults = field_defaults(ETOConfig)
     settings = ETOConfig(model="m", output_dir=str(tmp_path), expert_data=["e.jsonl"]).to_json()

@@ -27,6 +27,7 @@ from typing import Any
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, read_trajectories, write_trajectories
 from agentenv.trainer.bc import BCConfig
+from agentenv.trainer.config_args import field_defaults
 from agentenv.trainer.launch import run_training
 from agentenv.trainer.rollouts import (
     RolloutSettings,
@@ -35,14 +36,7 @@ from agentenv.trainer.rollouts import (
     task_indices,
 )
 from agentenv.trainer.rollouts import keep_threshold as env_keep_threshold
-from agentenv.trainer.runs import (
-    IterationDir,
-    check_run_config,
-    evaluate_stage,
-    explore_stage,
-    field_defaults,
-    write_summary,
-)
+from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
 
 PER_ITEM_POLICIES = ("distinct", "best")
 MERGE_STRATEGIES = ("initial", "previous")

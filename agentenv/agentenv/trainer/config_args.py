@@ -37,16 +37,28 @@ def _field_doc(cls: type, name: str) -> str:
     return ""
 
 
+def field_defaults(config_class: type) -> dict[str, Any]:
+    """The default value of every field of a dataclass that has one (the others are required)."""
+    out = {}
+    for f in dataclasses.fields(config_class):
+        if f.default is not dataclasses.MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            out[f.name] = f.default_factory()
+    return out
+
+
 def add_dataclass_args(parser: argparse.ArgumentParser, cls: type) -> None:
     """Add ``--config`` and one flag per field of ``cls``."""
     parser.add_argument("--config", help="a JSON file of settings (flags override it)")
     hints = typing.get_type_hints(cls)
+    defaults = field_defaults(cls)
     for f in dataclasses.fields(cls):
         flag = "--" + f.name.replace("_", "-")
         kind = hints[f.name]
         origin, args = typing.get_origin(kind), typing.get_args(kind)
-        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        default = None if required else (f.default if f.default is not dataclasses.MISSING else f.default_factory())
+        required = f.name not in defaults
+        default = defaults.get(f.name)
         help_text = _field_doc(cls, f.name)
         if default not in (None, "", []) or kind is bool:
             help_text += f" (default: {default})"
@@ -74,11 +86,8 @@ def dataclass_from_args(cls: type[T], args: argparse.Namespace) -> T:
     if unknown:
         raise SystemExit(f"{args.config}: unknown settings {sorted(unknown)}")
     values.update({k: v for k, v in vars(args).items() if k in names})
-    missing = [
-        f.name
-        for f in dataclasses.fields(cls)
-        if f.name not in values and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-    ]
+    defaults = field_defaults(cls)
+    missing = [f.name for f in dataclasses.fields(cls) if f.name not in values and f.name not in defaults]
     if missing:
         raise SystemExit("missing settings: " + ", ".join("--" + m.replace("_", "-") for m in missing))
     return cls(**values)

@@ -32,6 +32,7 @@ from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, read_trajectories
 from agentenv.trainer.agentevol import content_key, latest_samples
 from agentenv.trainer.bc import BCConfig
+from agentenv.trainer.config_args import field_defaults
 from agentenv.trainer.dpo import (
     PAIR_BY,
     PAIR_CUTS,
@@ -50,14 +51,7 @@ from agentenv.trainer.rollouts import (
     open_sources,
     task_indices,
 )
-from agentenv.trainer.runs import (
-    IterationDir,
-    check_run_config,
-    evaluate_stage,
-    explore_stage,
-    field_defaults,
-    write_summary,
-)
+from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
 
 
 def best_expert_per_item(experts: Iterable[Trajectory]) -> dict[str, Trajectory]:

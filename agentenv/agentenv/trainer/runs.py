@@ -15,7 +15,6 @@ resumes on its own (the evaluator skips finished episodes, training continues fr
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import time
@@ -80,17 +79,6 @@ class IterationDir:
         stages = self.stages()
         stages[stage] = {"finished": time.strftime("%Y-%m-%dT%H:%M:%S"), **info}
         write_json(self.path / STAGES_FILE, stages)
-
-
-def field_defaults(config_class: type) -> dict[str, Any]:
-    """The default value of every field of a dataclass that has one."""
-    out = {}
-    for f in dataclasses.fields(config_class):
-        if f.default is not dataclasses.MISSING:
-            out[f.name] = f.default
-        elif f.default_factory is not dataclasses.MISSING:
-            out[f.name] = f.default_factory()
-    return out
 
 
 def check_run_config(
