@@ -144,6 +144,14 @@ PAIR_CUTS = ("trajectory", "first_difference")
 PAIR_BY = ("reward", "success")
 
 
+def check_pairing(cut: str, by: str) -> None:
+    """Refuse a pair cut or winner rule that :func:`make_pair` does not know."""
+    if cut not in PAIR_CUTS:
+        raise ValueError(f"cut must be one of {PAIR_CUTS}, not {cut!r}")
+    if by not in PAIR_BY:
+        raise ValueError(f"by must be one of {PAIR_BY}, not {by!r}")
+
+
 def make_pair(
     expert: Trajectory,
     explored: Trajectory,
@@ -160,10 +168,7 @@ def make_pair(
     so the preference falls on the decision where the loser left the winner's path, not on every turn after
     it.  A pair whose sides do not both end on an agent turn with loss is dropped.
     """
-    if cut not in PAIR_CUTS:
-        raise ValueError(f"cut must be one of {PAIR_CUTS}, not {cut!r}")
-    if by not in PAIR_BY:
-        raise ValueError(f"by must be one of {PAIR_BY}, not {by!r}")
+    check_pairing(cut, by)
     grade = (lambda t: t.success) if by == "success" else (lambda t: t.reward)
     if grade(explored) == grade(expert):
         return None

@@ -34,11 +34,10 @@ from agentenv.trainer.agentevol import content_key, latest_samples
 from agentenv.trainer.bc import BCConfig
 from agentenv.trainer.config_args import field_defaults
 from agentenv.trainer.dpo import (
-    PAIR_BY,
-    PAIR_CUTS,
     DPOConfig,
     PreferencePair,
     check_objective,
+    check_pairing,
     make_pair,
     read_pairs,
     write_pairs,
@@ -147,8 +146,7 @@ def run_eto(
     """Run (or resume) ETO; returns the summary (also in ``<output_dir>/summary.json``)."""
     if not cfg.expert_data:
         raise ValueError("expert_data: give the expert trajectory files")
-    if cfg.pair_cut not in PAIR_CUTS or cfg.pair_by not in PAIR_BY:
-        raise ValueError(f"pair_cut must be one of {PAIR_CUTS} and pair_by one of {PAIR_BY}")
+    check_pairing(cfg.pair_cut, cfg.pair_by)
     for m in range(1, cfg.iterations + 1):
         check_objective(cfg.beta_for(m), cfg.nll_weight, cfg.loss_type)
     run = Path(cfg.output_dir)
