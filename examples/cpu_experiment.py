@@ -174,9 +174,9 @@ def copy_episodes(episodes: Path, to: Path) -> None:
     if to.exists() or not episodes.exists():
         return
     to.parent.mkdir(parents=True, exist_ok=True)
-    meta = episodes.with_name(episodes.stem + ".meta.json")
+    meta = episodes.with_suffix(".meta.json")  # the evaluator's name for it
     if meta.exists():
-        shutil.copy(meta, to.with_name(to.stem + ".meta.json"))
+        shutil.copy(meta, to.with_suffix(".meta.json"))
     shutil.copy(episodes, to)
 
 

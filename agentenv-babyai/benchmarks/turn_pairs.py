@@ -23,11 +23,8 @@ from cpu_experiment import success_on  # noqa: E402
 from eto_sweep import validation_tasks  # noqa: E402
 from thought_fidelity import fidelity  # noqa: E402  (beside this file)
 
+from agentenv.react import extract_action  # noqa: E402
 from agentenv.trainer.dpo import DPOConfig, read_pairs, train_dpo, write_pairs  # noqa: E402
-
-
-def action(reply: str) -> str:
-    return reply.strip().splitlines()[-1]
 
 
 def main() -> None:
@@ -45,7 +42,9 @@ def main() -> None:
     out = args.out or args.demo / "turn_pairs"
     pairs = list(read_pairs(args.pairs))
     kept = [
-        p for p in pairs if not ("turn" in action(p.chosen[-1].value) and "turn" in action(p.rejected[-1].value))
+        p
+        for p in pairs
+        if not ("turn" in extract_action(p.chosen[-1].value) and "turn" in extract_action(p.rejected[-1].value))
     ]
     write_pairs(out / "pairs.jsonl", kept)
     print(f"{len(kept)} of {len(pairs)} pairs kept (turn against turn dropped)")
