@@ -8,7 +8,7 @@ setup:
 	@bash scripts/setup.sh
 
 demo: setup
-	$(PY) examples/demo.py
+	$(PY) examples/demo.py --env babyai --max-rounds 10 --explore-tasks 256 --reader
 
 test: setup
 	$(PY) -m pytest -q

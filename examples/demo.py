@@ -1,21 +1,26 @@
-"""The whole AgentGym story on a CPU, in about seven minutes (the README's `make demo`).
+"""The whole AgentGym story on a CPU: an agent that evolves past its behavioural clone.
 
-1. start the Maze + Wordle server (``agentenv up lmrlgym``) on free loopback ports;
-2. evaluate the experts on held-out test tasks;
-3. collect expert trajectories on a *limited* set of training mazes (the BC set);
-4. build a small Llama (random weights, tokenizer trained on the env's text) as the base model;
+The README's ``make demo`` runs ``python examples/demo.py --env babyai --max-rounds 10 --explore-tasks 256
+--reader`` (about 16 minutes on 2 CPU cores):
+
+1. start the BabyAI server (``agentenv up babyai``) on a free loopback port;
+2. evaluate the expert on the held-out tasks: 200 unseen seeds of two GoTo levels (``--levels``, default
+   GoToObjS6 and GoToLocalS8N7), which nothing trains or walks on;
+3. collect expert trajectories on a *limited* set of their training seeds (the BC set, 64);
+4. build a small Llama (random weights, tokenizer trained on the env's text) and, with ``--reader``, teach
+   it to read first: task-reading random walks, no policy in them (:func:`reader_model`), standing in for
+   the pretrained LLM a CPU cannot train;
 5. AgentEvol: behavioural cloning on the BC set, then iterations of exploring a *wider* set of training
-   mazes, keeping the rewarded trajectories, retraining from the base model, evaluating on the held-out
-   double-T maze after every stage;
+   seeds, keeping the successful trajectories, retraining from the base model, evaluating on the held-out
+   seeds after every stage;
 6. print the table and save the curve.
 
-Everything lands under ``runs/demo`` (``--out``); rerunning resumes where a killed run stopped.
-Smaller or bigger: ``--bc-tasks``, ``--explore-tasks``, ``--iterations``, ``--hidden``, ``--layers``;
-``--base FOLDER`` starts from a model of your own instead of the random Llama;
-``--reading-walks N`` first teaches the random base to read its observations (docs/results.md).
-``--env babyai`` tells the same story on BabyAI levels (``--levels``, default GoToObjS6 and
-GoToLocalS8N7): BC and exploration on their first training seeds, held-out scores on their last
-``--test-tasks`` training seeds, which nothing trains on.
+With no options it tells the same story on Maze (the Maze + Wordle server; BC on 64 training mazes,
+exploring 160, scored on the double-T maze) from random weights, where AgentEvol does not beat BC
+(docs/results.md says why).  Everything lands under ``runs/demo`` (``--out``); rerunning resumes where a
+killed run stopped.  Smaller or bigger: ``--bc-tasks``, ``--explore-tasks``, ``--iterations``,
+``--hidden``, ``--layers``; ``--base FOLDER`` starts from a model of your own instead of the random Llama;
+``--reading-walks N`` is the reader's first stage alone.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from random_walks import KINDS, random_walks  # examples/, beside this file
+from random_walks import KINDS, random_walks, walk_tasks  # examples/, beside this file
 from rich.console import Console
 from rich.table import Table
 
@@ -129,7 +134,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--base-only",
         action="store_true",
-        help="stop once the base model is ready (the plan, the expert data and --reading-walks' model)",
+        help="stop once the base model is ready (the plan, the expert data and the reading stages' model)",
     )
     parser.add_argument("--epochs", type=float, default=16.0)
     parser.add_argument(
@@ -141,7 +146,14 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
+    reading = parser.add_mutually_exclusive_group()
+    reading.add_argument(
+        "--reader",
+        action="store_true",
+        help="first teach the base to read and to carry its goal: the three stages of task-reading random "
+        "walks of docs/results.md's reader (make demo; about 7 minutes on 2 CPU cores)",
+    )
+    reading.add_argument(
         "--reading-walks",
         type=int,
         default=0,
@@ -173,22 +185,14 @@ def base_model(folder: Path, env: str, corpus_files: list[Path], hidden: int, la
     return random_llama(folder, tokenizer, hidden=hidden, layers=layers, heads=4, seed=seed)
 
 
-def reading_model(
-    base: Path, out: Path, env: str, tasks: list[int], steps: int, seed: int, kind: str = "reading"
-) -> Path:
-    """``base`` trained for one epoch on random walks (``steps`` long) of ``tasks`` whose replies restate
-    the observation (``kind``: see examples/random_walks.py)."""
-    data = out / "reading_walks.jsonl"
-    if not data.exists():
-        tmp = data.with_suffix(".tmp")
-        write_trajectories(tmp, random_walks(env, tasks, steps, seed, kind))
-        tmp.replace(data)
+def train_on_walks(model: Path, data: Path, out: Path, learning_rate: float, epochs: int, seed: int) -> Path:
+    """``model`` behaviour-cloned on random-walk logs, one walk per step (a finished ``out`` is kept)."""
     config = BCConfig(
-        model=str(base),
+        model=str(model),
         data=[str(data)],
-        output_dir=str(out / "reading_model"),
-        learning_rate=1e-3,
-        num_epochs=1,
+        output_dir=str(out),
+        learning_rate=learning_rate,
+        num_epochs=epochs,
         batch_size=1,
         warmup_ratio=0.05,
         max_length=1536,
@@ -196,6 +200,43 @@ def reading_model(
         cpu=True,
     )
     return run_training("bc", config)
+
+
+def write_walks(path: Path, env: str, tasks: list[int], steps: int, seed: int, kind: str) -> Path:
+    """Random-walk logs (examples/random_walks.py) of ``tasks``, written once (a rerun keeps the file)."""
+    if not path.exists():
+        tmp = path.with_suffix(".tmp")
+        write_trajectories(tmp, random_walks(env, tasks, steps, seed, kind))
+        tmp.replace(path)
+    return path
+
+
+def reading_model(
+    base: Path, out: Path, env: str, tasks: list[int], steps: int, seed: int, kind: str = "reading"
+) -> Path:
+    """``base`` trained for one epoch at lr 1e-3 on random walks (``steps`` long) of ``tasks`` whose replies
+    restate the observation (``kind``: see examples/random_walks.py)."""
+    data = write_walks(out / "reading_walks.jsonl", env, tasks, steps, seed, kind)
+    return train_on_walks(base, data, out / "reading_model", 1e-3, 1, seed)
+
+
+def reader_model(base: Path, out: Path, plan: Plan, seed: int) -> Path:
+    """The "reader" of docs/results.md: the random ``base`` taught to read its observations and carry its
+    goal, by task-reading random walks (no policy in them) in three stages. It stands in for the
+    pretrained LLM a CPU cannot train.
+
+    1. 800 walks in the plan's walk tasks, as long as an episode, one epoch at lr 1e-3 (``--reading-walks``);
+    2. two more epochs on the same walks at lr 2e-3;
+    3. 3,000 walks of 6 steps in random training tasks of every level (never a held-out one), one epoch at
+       lr 2e-3.
+    """
+    steps = plan.max_rounds or 15
+    stage1 = reading_model(base, out, plan.env, plan.walks[:800], steps, seed, "task_reading")
+    stage2 = train_on_walks(stage1, out / "reading_walks.jsonl", out / "reader_stage2", 2e-3, 2, seed + 1)
+    held_out = [i for ids in plan.held_out.values() for i in ids]
+    tasks = walk_tasks(plan.env, "train", 3000, seed, held_out)
+    walks = write_walks(out / "level_walks.jsonl", plan.env, tasks, 6, seed, "task_reading")
+    return train_on_walks(stage2, walks, out / "reader_model", 2e-3, 1, seed + 2)
 
 
 def main() -> None:
@@ -235,7 +276,10 @@ def main() -> None:
             model = base_model(
                 args.out / "base_model", plan.env, [bc_data], args.hidden, args.layers, args.seed
             )
-        if args.reading_walks:
+        if args.reader:
+            console.print("teaching it to read: 800 + 3,000 task-reading random walks, in three stages")
+            model = reader_model(model, args.out, plan, args.seed)
+        elif args.reading_walks:
             console.print(f"teaching it to read: {args.reading_walks} random-walk logs")
             walks = plan.walks[: args.reading_walks]
             model = reading_model(
@@ -284,12 +328,12 @@ def main() -> None:
         table.add_column(column, justify=justify)
     for row in expert.rows:
         if row.task_type == "all" and row.env != "all":
-            table.add_row("expert", row.env, str(row.n), f"{row.success:.0%}", f"{row.score:.2f}")
+            table.add_row("expert", row.env, str(row.n), f"{row.success:.1%}", f"{row.score:.2f}")
     for it in summary["iterations"]:
         name = "BC" if it["iteration"] == 0 else f"AgentEvol iteration {it['iteration']}"
         for env, row in (it.get("scores") or {}).items():
             if env != "all":
-                table.add_row(name, env, str(row["n"]), f"{row['success']:.0%}", f"{row['score']:.2f}")
+                table.add_row(name, env, str(row["n"]), f"{row['success']:.1%}", f"{row['score']:.2f}")
     console.print(table)
     console.print(
         f"curve: {args.out / 'agentevol' / 'curve.png'}   total {time.perf_counter() - started:.0f} s"

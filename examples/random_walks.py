@@ -68,6 +68,17 @@ def random_walks(
     return walks
 
 
+def walk_tasks(
+    env_name: str, split: str = "train", sample: int = 0, seed: int = 0, held_out: Iterable[int] = ()
+) -> list[int]:
+    """The tasks of ``split`` that are not ``held_out``; ``sample`` > 0 draws that many of them (sorted)."""
+    excluded = set(held_out)
+    tasks = [i for i in env_class(env_name).splits[split] if i not in excluded]
+    if sample:
+        tasks = sorted(random.Random(seed).sample(tasks, sample))
+    return tasks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -81,12 +92,10 @@ def main() -> None:
     parser.add_argument("--exclude", type=Path, help="a demo's plan.json: never walk in its held-out tasks")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
-    tasks = list(env_class(args.env).splits[args.split])
+    held_out = []
     if args.exclude:
-        held_out = {i for ids in json.loads(args.exclude.read_text())["held_out"].values() for i in ids}
-        tasks = [i for i in tasks if i not in held_out]
-    if args.sample:
-        tasks = sorted(random.Random(args.seed).sample(tasks, args.sample))
+        held_out = [i for ids in json.loads(args.exclude.read_text())["held_out"].values() for i in ids]
+    tasks = walk_tasks(args.env, args.split, args.sample, args.seed, held_out)
     walks = random_walks(args.env, tasks, args.steps, args.seed, args.kind)
     write_trajectories(args.out, walks)
     print(f"{len(walks)} walks -> {args.out}")

@@ -59,6 +59,19 @@ def test_task_reading_walks_restate_the_goal_in_every_reply():
     assert not plain.conversations[5].value.startswith("Thought:\nYour goal:")
 
 
+def test_the_readers_level_walks_skip_held_out_tasks():
+    from random_walks import walk_tasks
+
+    p = plan()
+    held_out = [i for ids in p.held_out.values() for i in ids]
+    tasks = walk_tasks("babyai", "train", 3000, 0, held_out)
+    assert len(tasks) == len(set(tasks)) == 3000 and tasks == sorted(tasks)
+    assert not set(tasks) & set(held_out)
+    assert len({level_of(i)[0] for i in tasks}) == 40  # every level, not only the demo's two
+    assert walk_tasks("babyai", "train", 3000, 0, held_out) == tasks  # the same draw for the same seed
+    assert walk_tasks("babyai", "train", 3000, 1, held_out) != tasks
+
+
 def test_eto_sweep_validates_on_tasks_nothing_else_uses():
     from dataclasses import asdict
 
