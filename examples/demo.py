@@ -1,7 +1,7 @@
 """The whole AgentGym story on a CPU: an agent that evolves past its behavioural clone.
 
 The README's ``make demo`` runs ``python examples/demo.py --env babyai --max-rounds 10 --explore-tasks 256
---reader`` (about 16 minutes on 2 CPU cores):
+--reader`` (about 15 minutes on 2 CPU cores):
 
 1. start the BabyAI server (``agentenv up babyai``) on a free loopback port;
 2. evaluate the expert on the held-out tasks: 200 unseen seeds of two GoTo levels (``--levels``, default
@@ -166,7 +166,10 @@ def parse_args() -> argparse.Namespace:
         default="reading",
         help="task_reading: the walks' replies also restate the task (the goal) every turn",
     )
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.reader and args.env != "babyai":
+        parser.error("--reader is BabyAI's reader (3,000 walks over its 40 levels); use --reading-walks")
+    return args
 
 
 def stage(title: str) -> float:

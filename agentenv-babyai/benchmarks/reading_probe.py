@@ -6,7 +6,7 @@ and checks whether the model's own reply restates the goal's object ("go to the 
 observation's "You see ..." line.  A pretrained LLM does both; it tells whether the reading pretraining of
 a random-weight model has taught it to copy (docs/results.md).
 
-    python agentenv-babyai/benchmarks/reading_probe.py runs/reader/model --plan runs/babyai/seed0/plan.json
+    python agentenv-babyai/benchmarks/reading_probe.py runs/reader/reader_model --plan runs/reader/plan.json
 """
 
 from __future__ import annotations
