@@ -13,7 +13,7 @@ levels and AgentGym's ``test`` tasks of them).  Finally it prints and writes one
     python examples/cpu_experiment.py --out runs/experiment_big --hidden 256 --layers 4   # demo.py options
     python examples/cpu_experiment.py --out runs/babyai --env babyai --max-rounds 10 --explore-tasks 256
     python examples/cpu_experiment.py --out runs/babyai_reader --env babyai --max-rounds 10 \
-        --explore-tasks 256 --base runs/reader/model --eto-learning-rate 1e-5   # examples/babyai_reader.sh
+        --explore-tasks 256 --base runs/reader/reader_model --eto-learning-rate 1e-5   # examples/babyai_reader.sh
     ... --eto-tasks explore --eto-nll-weight 1     # ETO explores AgentEvol's wider set, with an NLL term
     ... --eto-learning-rate 1e-3 --eto-beta 0 ...  # the control: the NLL term alone (no preference)
 
@@ -40,7 +40,7 @@ from rich.table import Table
 from agentenv.controller import collect
 from agentenv.controller.sources import LocalEnv
 from agentenv.envs.registry import env_class
-from agentenv.trainer.dpo import LOSS_TYPES, PAIR_BY, PAIR_CUTS, check_objective
+from agentenv.trainer.dpo import LOSS_TYPES, PAIR_BY, PAIR_CUTS, PREFERENCE_SPANS, check_objective
 from agentenv.trainer.eto import ETOConfig, run_eto
 from agentenv.trainer.rollouts import (
     EnvSettings,
@@ -85,6 +85,7 @@ class ETOSettings:
     cut: str = "trajectory"  # ETO's whole-trajectory pairs, or "first_difference" (step-wise pairs)
     by: str = "reward"  # a pair's winner: the higher reward (ETO), or "success" against failure
     loss: str = "sigmoid"  # DPO's logistic loss, or "ipo" (squared, toward a margin of 1 / (2 beta))
+    span: str = "turn"  # the preference on whole agent turns (ETO), or on their "action" lines only
     iterations: int = 1  # may grow on a rerun: the run resumes and adds iterations
     # per-iteration betas / learning rates (the last repeats; empty: beta / learning_rate throughout)
     iteration_betas: tuple[float, ...] = ()
@@ -96,7 +97,7 @@ class ETOSettings:
                 f"ETO settings: tasks must be one of {ETO_TASKS}, cut one of {PAIR_CUTS}, by one of {PAIR_BY}"
             )
         for beta in self.iteration_betas or (self.beta,):
-            check_objective(beta, self.nll_weight, self.loss)
+            check_objective(beta, self.nll_weight, self.loss, self.span)
 
     def folder(self) -> str:
         name = "eto"
@@ -114,6 +115,8 @@ class ETOSettings:
             name += f"_by_{self.by}"
         if self.loss != "sigmoid":
             name += f"_{self.loss}"
+        if self.span != "turn":
+            name += f"_{self.span}s"
         if self.iteration_betas:
             name += "_betas" + "-".join(f"{b:g}" for b in self.iteration_betas)
         if self.iteration_learning_rates:
@@ -159,6 +162,7 @@ def eto_config(demo: Path, plan: dict, seed: int, eto: ETOSettings, experts: Pat
         pair_cut=eto.cut,
         pair_by=eto.by,
         loss_type=eto.loss,
+        preference_span=eto.span,
         num_epochs=3,
         batch_size=4,
         max_length=1536,
@@ -267,6 +271,12 @@ def main() -> None:
     parser.add_argument(
         "--eto-loss", choices=LOSS_TYPES, default="sigmoid", help="ETO: DPO's logistic loss, or IPO's squared one"
     )
+    parser.add_argument(
+        "--eto-span",
+        choices=PREFERENCE_SPANS,
+        default="turn",
+        help="ETO: the preference on whole agent turns, or on their action lines only",
+    )
     # anything else goes to demo.py, e.g. --hidden 256 --layers 4 for a bigger base model
     args, demo_args = parser.parse_known_args()
 
@@ -283,6 +293,7 @@ def main() -> None:
         cut=args.eto_cut,
         by=args.eto_by,
         loss=args.eto_loss,
+        span=args.eto_span,
     )
     results = {seed: run_seed(seed, args.out, eto, demo_args) for seed in args.seeds}
     tables = {}

@@ -4,6 +4,7 @@ For one seed folder of ``examples/cpu_experiment.py`` (its BC agent must exist),
 iteration from the BC agent and is scored on validation tasks: the first ``--tasks`` training tasks of the
 plan that neither BC, exploration nor a held-out set uses (:func:`validation_tasks`).  The BC agent is
 scored there once (``<out>/bc_validation.jsonl``); settings that explore alike share their episodes.
+``<out>/results.json`` holds this invocation's rows, ``<out>/all_results.json`` every setting's so far.
 
     python examples/eto_sweep.py runs/babyai_reader/seed0 \\
         --setting lr=1e-5 tasks=explore --setting lr=1e-4 nll=1 tasks=explore
@@ -42,19 +43,19 @@ LIST_KEYS = {"betas": "iteration_betas", "lrs": "iteration_learning_rates"}
 
 
 def parse_setting(words: list[str]) -> ETOSettings:
-    """``lr=1e-4 nll=1 tasks=explore cut=first_difference by=success loss=ipo`` -> ETOSettings (``beta``,
+    """``lr=1e-4 nll=1 tasks=explore cut=first_difference by=success loss=ipo span=action`` -> ETOSettings (``beta``,
     ``k``, ``t``, ``it``, and per iteration ``betas=0,0.1 lrs=1e-3,1e-5`` too)."""
     values = {}
     for word in words:
         key, _, value = word.partition("=")
-        if key in ("tasks", "cut", "by", "loss"):
+        if key in ("tasks", "cut", "by", "loss", "span"):
             values[key] = value
         elif key in KEYS:
             values[KEYS[key]] = int(value) if key in ("k", "it") else float(value)
         elif key in LIST_KEYS:
             values[LIST_KEYS[key]] = tuple(float(v) for v in value.split(","))
         else:
-            names = [*KEYS, *LIST_KEYS, "tasks", "cut", "by", "loss"]
+            names = [*KEYS, *LIST_KEYS, "tasks", "cut", "by", "loss", "span"]
             raise SystemExit(f"unknown setting {key!r}: use {', '.join(names)}")
     return ETOSettings(**values)
 
@@ -63,6 +64,34 @@ def validation_tasks(plan: dict, n: int) -> list[int]:
     """The first ``n`` training tasks of the plan that neither BC nor exploration uses (nor any held-out set)."""
     used = set(plan["explore"]) | set(plan["bc"]) | {i for ids in plan["held_out"].values() for i in ids}
     return [i for i in plan["walks"] if i not in used][:n]
+
+
+def sweep_rows(out: Path) -> list[dict]:
+    """One row per setting folder and ETO iteration under the sweep folder ``out``, from every run so far."""
+    rows = []
+    for run in sorted(p for p in out.iterdir() if (p / "summary.json").exists()):
+        cfg = json.loads((run / "run_config.json").read_text())
+        for it in json.loads((run / "summary.json").read_text())["iterations"][1:]:
+            trained = json.loads((run / f"iter_{it['iteration']}" / "stages.json").read_text())["trained"]
+            rows.append(
+                {
+                    "folder": run.name,
+                    "iteration": it["iteration"],
+                    "learning_rate": trained.get("learning_rate", cfg["learning_rate"]),
+                    "beta": trained.get("beta", cfg["beta"]),
+                    "nll_weight": cfg.get("nll_weight", 0.0),
+                    "pair_cut": cfg.get("pair_cut", "trajectory"),
+                    "pair_by": cfg.get("pair_by", "reward"),
+                    "loss_type": cfg.get("loss_type", "sigmoid"),
+                    "preference_span": cfg.get("preference_span", "turn"),
+                    "explore_tasks": len(cfg["explore_tasks"]),
+                    "samples": cfg["samples_per_instruction"],
+                    "temperature": cfg["explore_temperature"],
+                    "pairs": it.get("pairs", 0),
+                    "validation_success": it["scores"][cfg["envs"][0]]["success"],
+                }
+            )
+    return rows
 
 
 def main() -> None:
@@ -105,6 +134,8 @@ def main() -> None:
     (out / "results.json").write_text(
         json.dumps([dict(zip(("setting", "pairs", "success"), r, strict=True)) for r in rows])
     )
+    every = {"bc_validation_success": rows[0][2], "validation_tasks": len(validation), "seed": seed}
+    (out / "all_results.json").write_text(json.dumps(every | {"settings": sweep_rows(out)}, indent=1))
 
 
 if __name__ == "__main__":

@@ -95,6 +95,9 @@ def test_eto_sweep_validates_on_tasks_nothing_else_uses():
     with pytest.raises(ValueError, match="loss_type must be one of"):
         eto_sweep.parse_setting(["loss=hinge"])
     assert eto_sweep.parse_setting(["beta=0.5", "loss=ipo"]).folder() == "eto_lr0.0001_beta0.5_ipo"
+    assert eto_sweep.parse_setting(["beta=1", "nll=1", "span=action"]).folder() == "eto_lr0.0001_beta1_nll1_actions"
+    with pytest.raises(ValueError, match="preference_span must be one of"):
+        eto_sweep.parse_setting(["span=thought"])
     staged = eto_sweep.parse_setting(["lr=1e-3", "beta=0", "nll=1", "it=2", "betas=0,0.1", "lrs=1e-3,1e-5"])
     assert (staged.iteration_betas, staged.iteration_learning_rates) == ((0.0, 0.1), (1e-3, 1e-5))
     assert staged.folder() == "eto_lr0.001_beta0_nll1_betas0-0.1_lrs0.001-1e-05"

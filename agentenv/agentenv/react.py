@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-_ACTION = re.compile(r"^\s*Action\s*:\s*", re.IGNORECASE | re.MULTILINE)
+#: the marker before a ReAct reply's action (its last match in a reply)
+ACTION_MARKER = re.compile(r"^\s*Action\s*:\s*", re.IGNORECASE | re.MULTILINE)
 _THOUGHT = re.compile(r"^\s*Thought\s*:\s*", re.IGNORECASE | re.MULTILINE)
 
 
@@ -16,7 +17,7 @@ def parse_react(text: str) -> tuple[str, str]:
     answers with an "invalid action" observation.
     """
     text = text or ""
-    markers = list(_ACTION.finditer(text))
+    markers = list(ACTION_MARKER.finditer(text))
     if not markers:
         return "", text.strip()
     last = markers[-1]

@@ -105,6 +105,30 @@ def test_labels_cover_exactly_the_loss_true_turns(case):
     assert tok.decode(enc.input_ids).rstrip().endswith(rendered(tok, expected[-1]).rstrip())
 
 
+@pytest.mark.parametrize("case", list(CASES))
+def test_focus_labels_cover_the_action_lines_of_the_trained_turns(case):
+    """``focus=ACTION_MARKER`` (DPO's preference on actions): each trained reply's tokens after its last
+    "Action:", without the end-of-turn marker that every reply shares; ``labels`` stay whole; a reply
+    without the marker counts whole."""
+    from agentenv.react import ACTION_MARKER
+
+    make, template, rendered = CASES[case]
+    tok = make()
+    tok.chat_template = OWN_TEMPLATE if template == OWN_TEMPLATE else None
+    set_chat_template(tok, "auto" if template == OWN_TEMPLATE else template)
+    turns = conversation()
+    turns[-2] = Turn("gpt", "move left")  # a formless reply, trained
+    whole = encode_conversation(tok, turns)
+    enc = encode_conversation(tok, turns, focus=ACTION_MARKER)
+    assert enc.input_ids == whole.input_ids and enc.labels == whole.labels
+    text, _, _ = render_with_spans(tok, turns)
+    offsets = tok(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+    runs = [text[offsets[a][0] : offsets[b][1]] for a, b in trained_runs(enc.focus_labels)]
+    assert [r.strip() for r in runs] == ["move up", "move down", "move left"]  # the last: no "Action:"
+    assert all(f in (label, IGNORE_INDEX) for f, label in zip(enc.focus_labels, enc.labels, strict=True))
+    assert whole.focus_labels is None
+
+
 def test_headers_and_observations_are_masked():
     tok = tiny_tokenizer()
     set_chat_template(tok, "chatml")

@@ -89,14 +89,14 @@ def pairs() -> list[PreferencePair]:
     return out
 
 
-def policy_logps(model_path: Path, pair_list: list[PreferencePair]):
+def policy_logps(model_path: Path, pair_list: list[PreferencePair], span: str = "turn"):
     from transformers import AutoModelForCausalLM
 
     from agentenv.trainer.engine import TrainConfig, load_tokenizer
     from agentenv.trainer.losses import _forward_logits, sequence_logprobs
 
     tokenizer = load_tokenizer(TrainConfig(model=str(model_path), output_dir=""))
-    examples, _ = tokenize_pairs(pair_list, tokenizer, 1024)
+    examples, _ = tokenize_pairs(pair_list, tokenizer, 1024, span)
     batch = PairCollator(tokenizer.pad_token_id)(examples)
     model = AutoModelForCausalLM.from_pretrained(model_path)
     import torch
@@ -171,6 +171,51 @@ def test_nll_weight_adds_the_chosen_per_token_nll(base_model, tmp_path):
     for beta, weight in ((0.0, 0.0), (-0.1, 1.0), (0.1, -1.0)):
         with pytest.raises(ValueError, match="beta"):
             train_dpo(dataclasses.replace(cfg, output_dir=str(tmp_path / "bad"), beta=beta, nll_weight=weight))
+
+
+def test_the_preference_can_fall_on_the_action_lines_alone(base_model, tmp_path):
+    """preference_span="action": both sides' labels cover only what follows each reply's "Action:" (the
+    thought is left out of the preference), the NLL term still covers the whole chosen turns, and one
+    step raises the action-only margin."""
+    from agentenv.trainer.engine import TrainConfig, load_tokenizer
+
+    tokenizer = load_tokenizer(TrainConfig(model=str(base_model), output_dir=""))
+    data = pairs()
+    (turns,), _ = tokenize_pairs(data[:1], tokenizer, 1024)
+    (actions,), _ = tokenize_pairs(data[:1], tokenizer, 1024, "action")
+
+    def trained(side: str, example: dict) -> str:
+        ids, labels = example[f"{side}_input_ids"], example[f"{side}_labels"]
+        return tokenizer.decode([i for i, label in zip(ids, labels, strict=True) if label != -100])
+
+    assert actions["chosen_input_ids"] == turns["chosen_input_ids"]
+    assert actions["chosen_nll_labels"] == turns["chosen_labels"]
+    assert "Thought" in trained("chosen", turns) and "goal" in trained("rejected", turns)
+    for side, moves in (("chosen", ["move up"] * 2), ("rejected", ["move down", "move left", "move down"])):
+        text = trained(side, actions)
+        assert "Thought" not in text and "goal" not in text and "Action" not in text
+        assert [m for m in ("move up", "move down", "move left") for _ in range(text.count(m))] == sorted(
+            moves, key=("move up", "move down", "move left").index
+        )
+
+    write_pairs(tmp_path / "pairs.jsonl", data)
+    before_c, before_r, _, _, examples = policy_logps(base_model, data, "action")
+    whole_c, *_ = policy_logps(base_model, data)
+    tokens = [sum(label != -100 for label in e["chosen_nll_labels"][1:]) for e in examples]
+    nll = sum(-float(c) / n for c, n in zip(whole_c, tokens, strict=True)) / len(examples)
+    cfg = DPOConfig(
+        model=str(base_model), output_dir=str(tmp_path / "dpo"), pairs=[str(tmp_path / "pairs.jsonl")],
+        max_steps=1, batch_size=4, learning_rate=1e-3, warmup_ratio=0.0, beta=0.1, nll_weight=0.5, seed=0,
+        preference_span="action",
+    )
+    out = train_dpo(cfg)
+    (line,) = read_log(out)
+    assert line["chosen_nll"] == pytest.approx(nll, rel=1e-4)  # the NLL term: whole chosen turns
+    assert line["loss"] == pytest.approx(math.log(2) + 0.5 * nll, rel=1e-4)
+    after_c, after_r, *_ = policy_logps(out, data, "action")
+    assert float((after_c - after_r).mean()) > float((before_c - before_r).mean()) + 1e-3
+    with pytest.raises(ValueError, match="preference_span must be one of"):
+        train_dpo(dataclasses.replace(cfg, output_dir=str(tmp_path / "bad"), preference_span="thought"))
 
 
 def test_first_difference_pairs_one_decision_in_a_shared_context():

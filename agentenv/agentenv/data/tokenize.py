@@ -22,6 +22,7 @@ does not fit is dropped.  Both are counted (:class:`EncodeStats`) and reported w
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -105,12 +106,16 @@ def _render(tokenizer, messages: list[dict[str, str]], generation_prompt: bool =
     return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation_prompt)
 
 
-def render_with_spans(tokenizer, turns: Sequence[Turn]) -> tuple[str, list[tuple[int, int]], list[int]]:
+def render_with_spans(
+    tokenizer, turns: Sequence[Turn], focus: re.Pattern | None = None
+) -> tuple[str, list[tuple[int, int]], list[int]]:
     """Render a conversation and locate its turns in the text.
 
     Returns ``(text, trained_spans, turn_ends)``: the rendered text, the ``[start, end)`` character spans
     that carry loss (one per trained turn: its content and end-of-turn marker, without its role header or
-    trailing whitespace), and the character offset where each turn's text ends.
+    trailing whitespace), and the character offset where each turn's text ends.  With ``focus``, each
+    span is instead the part of the turn's content after the pattern's last match, without the
+    end-of-turn marker (the whole content where nothing matches).
     """
     messages = to_messages(turns)
     spans: list[tuple[int, int]] = []
@@ -129,6 +134,8 @@ def render_with_spans(tokenizer, turns: Sequence[Turn]) -> tuple[str, list[tuple
             if len(header) >= start and text.startswith(header):
                 start = len(header)  # skip the role header the generation prompt already holds
             end = len(text.rstrip())
+            if focus is not None:
+                start, end = _focus(text, start, end, turn.value.strip(), focus)
             if end > start:
                 spans.append((start, end))
         ends.append(len(text))
@@ -145,27 +152,19 @@ class EncodedConversation:
     labels: list[int]
     #: trailing turns removed so the conversation fits ``max_length``
     dropped_turns: int = 0
+    #: with ``focus``: the labels of each trained turn's content after its last ``focus`` match only
+    focus_labels: list[int] | None = None
 
     @property
     def num_trained(self) -> int:
         return sum(label != IGNORE_INDEX for label in self.labels)
 
 
-def encode_conversation(
-    tokenizer, conversations: Sequence[Turn] | Sequence[dict[str, Any]], max_length: int | None = None
-) -> EncodedConversation | None:
-    """Tokenize one conversation with its loss mask; ``None`` when nothing trainable fits in ``max_length``.
-
-    The tokenizer must be a fast tokenizer (it reports character offsets) with a chat template set
-    (see :func:`set_chat_template`).  Whatever follows the last trained turn is left out: it carries no loss.
-    """
-    turns = conversation_turns(conversations)
-    text, spans, ends = render_with_spans(tokenizer, turns)
-    if not spans:
-        return None
-    enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-    ids, offsets = enc["input_ids"], enc["offset_mapping"]
-
+def _labels(
+    ids: list[int], offsets: list[tuple[int, int]], spans: list[tuple[int, int]], overlap: bool = False
+) -> list[int]:
+    """``ids`` where a token starts inside one of the sorted character ``spans`` (with ``overlap``: has a
+    character in one), -100 elsewhere."""
     labels = [IGNORE_INDEX] * len(ids)
     span_idx = 0
     for j, (start, stop) in enumerate(offsets):
@@ -173,8 +172,33 @@ def encode_conversation(
             span_idx += 1
         if span_idx == len(spans):
             break
-        if stop > start and spans[span_idx][0] <= start < spans[span_idx][1]:
+        first, end = spans[span_idx]
+        if stop > start and (first <= start < end or (overlap and start < end and stop > first)):
             labels[j] = ids[j]
+    return labels
+
+
+def encode_conversation(
+    tokenizer,
+    conversations: Sequence[Turn] | Sequence[dict[str, Any]],
+    max_length: int | None = None,
+    focus: re.Pattern | None = None,
+) -> EncodedConversation | None:
+    """Tokenize one conversation with its loss mask; ``None`` when nothing trainable fits in ``max_length``.
+
+    The tokenizer must be a fast tokenizer (it reports character offsets) with a chat template set
+    (see :func:`set_chat_template`).  Whatever follows the last trained turn is left out: it carries no loss.
+    ``focus`` (e.g. :data:`agentenv.react.ACTION_MARKER`) also fills ``focus_labels``: the trained turns'
+    tokens after the pattern's last match in each turn, without the end-of-turn marker (the action line of
+    a ReAct reply).
+    """
+    turns = conversation_turns(conversations)
+    text, spans, ends = render_with_spans(tokenizer, turns)
+    if not spans:
+        return None
+    enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    ids, offsets = enc["input_ids"], enc["offset_mapping"]
+    labels = _labels(ids, offsets, spans)
 
     # token count at the end of each turn: the number of tokens that start before the turn's end
     starts = [start for start, _ in offsets]
@@ -188,7 +212,21 @@ def encode_conversation(
         return None
     n = token_ends[keep]
     encoded = EncodedConversation(ids[:n], labels[:n], dropped_turns=sum(1 for i in trained_turns if i > keep))
+    if focus is not None:
+        _, focused, _ = render_with_spans(tokenizer, turns, focus)
+        # overlap: a word's token may start on the space before it ("[/INST] move left")
+        encoded.focus_labels = _labels(ids, offsets, focused, overlap=True)[:n]
     return encoded if encoded.num_trained else None
+
+
+def _focus(text: str, start: int, end: int, content: str, focus: re.Pattern) -> tuple[int, int]:
+    """Where ``content`` (a turn's) lies in ``text[start:end]``, from the end of ``focus``'s last match in
+    it; the span unchanged where the template changed the content beyond finding."""
+    at = text.find(content, start, end) if content else -1
+    if at < 0:
+        return start, end
+    matches = list(focus.finditer(content))
+    return at + (matches[-1].end() if matches else 0), at + len(content)
 
 
 def _count_below(sorted_values: list[int], limit: int) -> int:

@@ -188,6 +188,9 @@ def make_pair(
 
 #: the preference loss on a pair's margin: DPO's logistic one, or IPO's squared one
 LOSS_TYPES = ("sigmoid", "ipo")
+#: which tokens of the agent turns the preference compares: all of them (ETO's), or each ReAct reply's
+#: action line only (after its last "Action:"; the NLL term still covers whole chosen turns)
+PREFERENCE_SPANS = ("turn", "action")
 
 
 def dpo_loss(policy_chosen, policy_rejected, ref_chosen, ref_rejected, beta: float, loss_type: str = "sigmoid"):
@@ -207,10 +210,15 @@ def chosen_nll(policy_chosen, chosen_tokens):
     return -policy_chosen / chosen_tokens.clamp(min=1)
 
 
-def check_objective(beta: float, nll_weight: float, loss_type: str = "sigmoid") -> None:
-    """Refuse weights that train nothing or train backwards (``beta`` 0 alone is the NLL-only control)."""
+def check_objective(
+    beta: float, nll_weight: float, loss_type: str = "sigmoid", preference_span: str = "turn"
+) -> None:
+    """Refuse weights that train nothing or train backwards (``beta`` 0 alone is the NLL-only control),
+    and unknown loss types or preference spans."""
     if loss_type not in LOSS_TYPES:
         raise ValueError(f"loss_type must be one of {LOSS_TYPES}, not {loss_type!r}")
+    if preference_span not in PREFERENCE_SPANS:
+        raise ValueError(f"preference_span must be one of {PREFERENCE_SPANS}, not {preference_span!r}")
     if beta < 0 or nll_weight < 0:
         raise ValueError(f"beta and nll_weight must be >= 0, not {beta} and {nll_weight}")
     if beta == 0 and nll_weight == 0:
@@ -219,7 +227,9 @@ def check_objective(beta: float, nll_weight: float, loss_type: str = "sigmoid") 
 
 class DPOObjective:
     """DPO over a batch that holds the chosen rows first, then the rejected rows; ``nll_weight`` adds
-    :func:`chosen_nll` (0: pure DPO), and ``beta`` 0 leaves the NLL term alone."""
+    :func:`chosen_nll` (0: pure DPO), and ``beta`` 0 leaves the NLL term alone.  The preference is on
+    ``labels``; the NLL term is on ``nll_labels`` where the batch has them (the whole chosen turns, when
+    the preference is on their action lines only)."""
 
     def __init__(self, beta: float, nll_weight: float = 0.0, loss_type: str = "sigmoid"):
         check_objective(beta, nll_weight, loss_type)
@@ -234,10 +244,15 @@ class DPOObjective:
         from agentenv.data.tokenize import IGNORE_INDEX
         from agentenv.trainer.losses import _forward_logits, sequence_logprobs
 
-        logps = sequence_logprobs(_forward_logits(model, batch), batch["labels"])
+        logits = _forward_logits(model, batch)
+        logps = sequence_logprobs(logits, batch["labels"])
         n = batch["ref_chosen"].numel()
         chosen, rejected = logps[:n], logps[n:]
-        nll = chosen_nll(chosen, (batch["labels"][:n, 1:] != IGNORE_INDEX).sum(-1))
+        if "nll_labels" in batch:
+            nll_labels = batch["nll_labels"]
+            nll = chosen_nll(sequence_logprobs(logits[:n], nll_labels), (nll_labels[:, 1:] != IGNORE_INDEX).sum(-1))
+        else:
+            nll = chosen_nll(chosen, (batch["labels"][:n, 1:] != IGNORE_INDEX).sum(-1))
         losses = self.nll_weight * nll
         if self.beta:  # beta 0: the NLL term alone (the control that tells what the preference adds)
             losses = losses + dpo_loss(
@@ -266,11 +281,15 @@ class PairCollator:
     def __call__(self, examples: list[dict[str, Any]]) -> dict[str, Any]:
         import torch
 
-        from agentenv.data.tokenize import DataCollator
+        from agentenv.data.tokenize import IGNORE_INDEX, DataCollator
 
         rows = [{"input_ids": e["chosen_input_ids"], "labels": e["chosen_labels"]} for e in examples]
         rows += [{"input_ids": e["rejected_input_ids"], "labels": e["rejected_labels"]} for e in examples]
         batch = DataCollator(self.pad_token_id)(rows)
+        if "chosen_nll_labels" in examples[0]:
+            batch["nll_labels"] = torch.full((len(examples), batch["labels"].size(1)), IGNORE_INDEX)
+            for row, e in enumerate(examples):
+                batch["nll_labels"][row, : len(e["chosen_nll_labels"])] = torch.tensor(e["chosen_nll_labels"])
         for key in ("ref_chosen", "ref_rejected"):
             values = [e.get(key) for e in examples]
             batch[key] = torch.tensor([v if v is not None else float("nan") for v in values], dtype=torch.float32)
@@ -291,33 +310,48 @@ class DPOConfig(TrainConfig):
     nll_weight: float = 0.0
     #: sigmoid (DPO) or ipo (squared loss toward a margin of 1 / (2 beta))
     loss_type: str = "sigmoid"
+    #: turn (ETO: the agent turns' tokens) or action (each reply's action line; see PREFERENCE_SPANS)
+    preference_span: str = "turn"
     learning_rate: float = 1e-6
     warmup_ratio: float = 0.1
 
 
-def tokenize_pairs(pairs: list[PreferencePair], tokenizer, max_length: int) -> tuple[list[dict[str, Any]], int]:
+def tokenize_pairs(
+    pairs: list[PreferencePair], tokenizer, max_length: int, preference_span: str = "turn"
+) -> tuple[list[dict[str, Any]], int]:
     """Tokenized pairs (both sides with loss masks); returns ``(examples, dropped)`` where a pair is dropped
-    when either side has no trained token within ``max_length``."""
-    from agentenv.data.tokenize import encode_conversation
+    when either side has no trained token within ``max_length``.  With ``preference_span="action"`` the
+    sides' labels cover the action lines only, and ``chosen_nll_labels`` the whole chosen turns."""
+    from agentenv.data.tokenize import IGNORE_INDEX, encode_conversation
+    from agentenv.react import ACTION_MARKER
 
+    focus = ACTION_MARKER if preference_span == "action" else None
     examples, dropped = [], 0
     for i, pair in enumerate(pairs):
-        chosen = encode_conversation(tokenizer, pair.chosen, max_length)
-        rejected = encode_conversation(tokenizer, pair.rejected, max_length)
+        chosen = encode_conversation(tokenizer, pair.chosen, max_length, focus)
+        rejected = encode_conversation(tokenizer, pair.rejected, max_length, focus)
         if chosen is None or rejected is None:
             dropped += 1
             continue
-        examples.append(
-            {
-                "pair": i,
-                "chosen_input_ids": chosen.input_ids,
-                "chosen_labels": chosen.labels,
-                "rejected_input_ids": rejected.input_ids,
-                "rejected_labels": rejected.labels,
-                "ref_chosen": pair.ref_chosen_logp,
-                "ref_rejected": pair.ref_rejected_logp,
+        example = {
+            "pair": i,
+            "chosen_input_ids": chosen.input_ids,
+            "chosen_labels": chosen.labels,
+            "rejected_input_ids": rejected.input_ids,
+            "rejected_labels": rejected.labels,
+            "ref_chosen": pair.ref_chosen_logp,
+            "ref_rejected": pair.ref_rejected_logp,
+        }
+        if focus is not None:
+            if all(t == IGNORE_INDEX for t in chosen.focus_labels + rejected.focus_labels):
+                dropped += 1
+                continue
+            example |= {
+                "chosen_labels": chosen.focus_labels,
+                "rejected_labels": rejected.focus_labels,
+                "chosen_nll_labels": chosen.labels,
             }
-        )
+        examples.append(example)
     return examples, dropped
 
 
@@ -359,14 +393,14 @@ def train_dpo(cfg: DPOConfig) -> Path:
     out = Path(cfg.output_dir)
     if not cfg.pairs:
         raise ValueError("DPOConfig.pairs: give at least one pair file")
-    check_objective(cfg.beta, cfg.nll_weight, cfg.loss_type)
+    check_objective(cfg.beta, cfg.nll_weight, cfg.loss_type, cfg.preference_span)
     if is_done(out):
         return out
     accelerator = make_accelerator(cfg)
     try:
         tokenizer = load_tokenizer(cfg)
         pairs = list(read_pairs(cfg.pairs))
-        examples, dropped = tokenize_pairs(pairs, tokenizer, cfg.max_length)
+        examples, dropped = tokenize_pairs(pairs, tokenizer, cfg.max_length, cfg.preference_span)
         if dropped:
             accelerator.print(f"dropped {dropped}/{len(pairs)} pairs with no trained turn within max_length")
         collate = PairCollator(tokenizer.pad_token_id)

@@ -113,6 +113,8 @@ class ETOConfig(RolloutSettings, TrainConfig):
     nll_weight: float = 0.0
     #: sigmoid (DPO, ETO's) or ipo (squared loss toward a margin of 1 / (2 beta))
     loss_type: str = "sigmoid"
+    #: turn (ETO: the agent turns' tokens) or action (each reply's action line; the NLL term keeps whole turns)
+    preference_span: str = "turn"
     #: rejected trajectories are cut to the chosen one's length plus this many rounds
     rejected_extra_rounds: int = 5
     #: trajectory (ETO: whole trajectories) or first_difference (step-wise: both sides end at the first
@@ -148,7 +150,7 @@ def run_eto(
         raise ValueError("expert_data: give the expert trajectory files")
     check_pairing(cfg.pair_cut, cfg.pair_by)
     for m in range(1, cfg.iterations + 1):
-        check_objective(cfg.beta_for(m), cfg.nll_weight, cfg.loss_type)
+        check_objective(cfg.beta_for(m), cfg.nll_weight, cfg.loss_type, cfg.preference_span)
     run = Path(cfg.output_dir)
     check_run_config(run, cfg.to_json() | {"algorithm": "eto"}, defaults=field_defaults(type(cfg)))
     envs = open_sources(cfg, sources)
@@ -243,5 +245,6 @@ def _dpo_config(cfg: ETOConfig, m: int, model: str, it: IterationDir) -> DPOConf
         beta=cfg.beta_for(m),
         nll_weight=cfg.nll_weight,
         loss_type=cfg.loss_type,
+        preference_span=cfg.preference_span,
     )
     return DPOConfig(**settings)
