@@ -153,6 +153,14 @@ def parse_args() -> argparse.Namespace:
         help="first teach the base to read and to carry its goal: the three stages of task-reading random "
         "walks of docs/results.md's reader (make demo; about 7 minutes on 2 CPU cores)",
     )
+    parser.add_argument(
+        "--reader-walks",
+        type=int,
+        nargs=2,
+        default=[800, 3000],
+        metavar=("N1", "N2"),
+        help="--reader: walks in its first two stages' tasks and in its third stage's",
+    )
     reading.add_argument(
         "--reading-walks",
         type=int,
@@ -223,7 +231,7 @@ def reading_model(
     return train_on_walks(base, data, out / "reading_model", 1e-3, 1, seed)
 
 
-def reader_model(base: Path, out: Path, plan: Plan, seed: int) -> Path:
+def reader_model(base: Path, out: Path, plan: Plan, seed: int, walks: tuple[int, int] = (800, 3000)) -> Path:
     """The "reader" of docs/results.md: the random ``base`` taught to read its observations and carry its
     goal, by task-reading random walks (no policy in them) in three stages. It stands in for the
     pretrained LLM a CPU cannot train.
@@ -232,12 +240,14 @@ def reader_model(base: Path, out: Path, plan: Plan, seed: int) -> Path:
     2. two more epochs on the same walks at lr 2e-3;
     3. 3,000 walks of 6 steps in random training tasks of every level (never a held-out one), one epoch at
        lr 2e-3.
+
+    ``walks`` gives the two walk counts (800 and 3,000).
     """
     steps = plan.max_rounds or 15
-    stage1 = reading_model(base, out, plan.env, plan.walks[:800], steps, seed, "task_reading")
+    stage1 = reading_model(base, out, plan.env, plan.walks[: walks[0]], steps, seed, "task_reading")
     stage2 = train_on_walks(stage1, out / "reading_walks.jsonl", out / "reader_stage2", 2e-3, 2, seed + 1)
     held_out = [i for ids in plan.held_out.values() for i in ids]
-    tasks = walk_tasks(plan.env, "train", 3000, seed, held_out)
+    tasks = walk_tasks(plan.env, "train", walks[1], seed, held_out)
     walks = write_walks(out / "level_walks.jsonl", plan.env, tasks, 6, seed, "task_reading")
     return train_on_walks(stage2, walks, out / "reader_model", 2e-3, 1, seed + 2)
 
@@ -280,8 +290,9 @@ def main() -> None:
                 args.out / "base_model", plan.env, [bc_data], args.hidden, args.layers, args.seed
             )
         if args.reader:
-            console.print("teaching it to read: 800 + 3,000 task-reading random walks, in three stages")
-            model = reader_model(model, args.out, plan, args.seed)
+            first, second = args.reader_walks
+            console.print(f"teaching it to read: {first} + {second} task-reading random walks, in three stages")
+            model = reader_model(model, args.out, plan, args.seed, (first, second))
         elif args.reading_walks:
             console.print(f"teaching it to read: {args.reading_walks} random-walk logs")
             walks = plan.walks[: args.reading_walks]
