@@ -123,18 +123,23 @@ def write_summary(
 
 
 def plot_curve(success: Mapping[int, Mapping[str, float]], path: Path, title: str = "") -> Path:
-    """A line per env (and the overall mean, ``all``): success rate (%) against iteration."""
+    """A line per env (and the overall mean, ``all``, when there are several envs): success rate (%)
+    against iteration, each point labelled with its value."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only, never a display
     import matplotlib.pyplot as plt
 
     envs = sorted({env for per_env in success.values() for env in per_env}, key=lambda e: (e == "all", e))
+    if len(envs) == 2 and envs[-1] == "all":  # one env: its mean is the same line
+        envs = envs[:1]
     fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
     for env in envs:
         points = sorted((m, 100 * per_env[env]) for m, per_env in success.items() if env in per_env)
         style = {"linestyle": "--", "color": "black"} if env == "all" else {}
         ax.plot([m for m, _ in points], [s for _, s in points], marker="o", label=env, **style)
+        for m, s in points:
+            ax.annotate(f"{s:.1f}", (m, s), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
     ax.set_xlabel("iteration")
     ax.set_ylabel("success rate (%)")
     ax.set_xticks(sorted(success))
