@@ -4,6 +4,7 @@
 #   bash examples/train_bc_cpu.sh                   # a tiny random Llama on a small synthetic data set
 #   bash examples/train_bc_cpu.sh MODEL DATA OUT    # your own model folder and AgentTraj files
 #   LAUNCHER=accelerate bash examples/train_bc_cpu.sh
+#   DEEPSPEED=examples/deepspeed/zero3.json bash examples/train_bc_cpu.sh   # ZeRO on CPU (torchrun only)
 #
 # Both launchers start 2 gloo processes; each takes a different slice of every global batch.
 # (With accelerate, `--cpu --num_processes 2` starts ONE process: use `--multi_gpu` as below; the trainer
@@ -35,6 +36,9 @@ fi
 
 ARGS=(bc --model "$MODEL" --data "$DATA" --output-dir "$OUT" --max-steps 20 --batch-size 4
       --learning-rate 1e-3 --warmup-ratio 0.1 --max-length 1024 --save-every 10)
+if [ -n "${DEEPSPEED:-}" ]; then
+  ARGS+=(--deepspeed "$DEEPSPEED")
+fi
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 if [ "${LAUNCHER:-torchrun}" = accelerate ]; then
   "$PY" -m accelerate.commands.launch --multi_gpu --num_processes 2 --num_machines 1 --mixed_precision no \

@@ -14,7 +14,7 @@ echo ">> setting up $VENV"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 PIP=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
 "${PIP[@]}" "torch==2.13.0"
-packages=(-e "agentenv[train,openai]")
+packages=(-e "agentenv[train,openai,deepspeed]")
 for dir in agentenv-*/; do
     packages+=(-e "${dir%/}")
 done

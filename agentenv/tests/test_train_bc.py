@@ -118,21 +118,59 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.slow
-def test_two_process_gloo_run_under_torchrun(base_model, data, tmp_path):
-    """2 processes x batch 2 see the same global batch as 1 process x batch 4: same losses."""
-    single = read_log(train_bc(config(base_model, data, tmp_path / "one", max_steps=2, batch_size=4)))
-    out = tmp_path / "two"
+def torchrun_bc(out: Path, base_model: Path, data: Path, *options: str) -> None:
+    """BC of the tiny Llama by 2 CPU processes under torchrun (4 steps of batch 2 each, a global 4)."""
     cmd = [
         sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(free_port()),
         "-m", "agentenv.trainer", "bc", "--model", str(base_model), "--data", str(data), "--output-dir", str(out),
-        "--max-steps", "2", "--batch-size", "2", "--learning-rate", "3e-3", "--warmup-ratio", "0",
-        "--lr-scheduler", "linear", "--seed", "1", "--max-length", "512",
-    ]
+        "--max-steps", "4", "--batch-size", "2", "--learning-rate", "3e-3", "--warmup-ratio", "0",
+        "--lr-scheduler", "linear", "--seed", "1", "--max-length", "512", *options,
+    ]  # fmt: skip
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT / "agentenv")}
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=400, env=env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stage", [2, 3])
+def test_deepspeed_zero_under_torchrun_on_cpu(base_model, data, tmp_path, stage):
+    """examples/deepspeed/zero{2,3}.json with 2 CPU processes (DeepSpeed's CPU accelerator, gloo): the
+    losses and the final weights of one process with the whole batch, and a run killed after step 2
+    resumes from its DeepSpeed checkpoint with the same next losses."""
+    from safetensors.torch import load_file
+
+    single = train_bc(config(base_model, data, tmp_path / "one"))
+    full = tmp_path / "zero"
+    zero = ("--deepspeed", str(ROOT / "examples" / "deepspeed" / f"zero{stage}.json"), "--save-every", "2")
+    torchrun_bc(full, base_model, data, *zero, "--no-delete-checkpoints-when-done")
+    uninterrupted = read_log(full)
+    assert [line["step"] for line in uninterrupted] == [1, 2, 3, 4] and is_done(full)
+    for a, b in zip(uninterrupted, read_log(single), strict=True):
+        assert a["loss"] == pytest.approx(b["loss"], rel=1e-4)
+    assert (full / CHECKPOINTS / "step-2" / "pytorch_model").is_dir()  # DeepSpeed's own checkpoint layout
+    weights, expected = load_file(full / "model.safetensors"), load_file(single / "model.safetensors")
+    for name, tensor in expected.items():  # ZeRO-3's shards gathered into whole tensors
+        assert weights[name].shape == tensor.shape
+        assert float((weights[name] - tensor).abs().max()) < 1e-4
+
+    killed = tmp_path / "killed"
+    (killed / CHECKPOINTS).mkdir(parents=True)
+    shutil.copytree(full / CHECKPOINTS / "step-2", killed / CHECKPOINTS / "step-2")
+    (killed / LOG_FILE).write_text("".join(json.dumps(line) + "\n" for line in uninterrupted[:2]))
+    torchrun_bc(killed, base_model, data, *zero)
+    resumed = read_log(killed)
+    assert [line["step"] for line in resumed] == [1, 2, 3, 4]
+    for a, b in zip(resumed[2:], uninterrupted[2:], strict=True):
+        assert a["loss"] == pytest.approx(b["loss"], rel=1e-6, abs=1e-7)
+
+
+@pytest.mark.slow
+def test_two_process_gloo_run_under_torchrun(base_model, data, tmp_path):
+    """2 processes x batch 2 see the same global batch as 1 process x batch 4: same losses."""
+    single = read_log(train_bc(config(base_model, data, tmp_path / "one")))
+    out = tmp_path / "two"
+    torchrun_bc(out, base_model, data)
     two = read_log(out)
-    assert [line["step"] for line in two] == [1, 2] and is_done(out)
+    assert [line["step"] for line in two] == [1, 2, 3, 4] and is_done(out)
     for a, b in zip(two, single, strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-4)

@@ -140,28 +140,40 @@ def _cuda_available(cfg: TrainConfig) -> bool:
 
 
 def make_accelerator(cfg: TrainConfig):
-    """An ``Accelerator`` for this run (CPU + gloo when there is no GPU; bf16 on GPUs that have it)."""
-    import torch
-    from accelerate import Accelerator
+    """An ``Accelerator`` for this run (CPU + gloo when there is no GPU; bf16 on GPUs that have it).
 
+    With ``cfg.deepspeed`` it runs DeepSpeed: on GPUs, or on CPU (its CPU accelerator over gloo) for
+    processes started by torchrun; a single CPU process trains without it, as ZeRO has nothing to shard.
+    """
+    import torch
+    from accelerate import Accelerator, PartialState
+
+    cuda = _cuda_available(cfg)
     precision = cfg.mixed_precision
     if precision == "auto":
-        precision = "bf16" if _cuda_available(cfg) and torch.cuda.is_bf16_supported() else "no"
+        precision = "bf16" if cuda and torch.cuda.is_bf16_supported() else "no"
+    deepspeed = cfg.deepspeed
+    if deepspeed and not cuda:
+        if torch.cuda.is_available() or "LOCAL_RANK" not in os.environ:
+            why = "cpu=True on a GPU machine" if torch.cuda.is_available() else "one CPU process, not torchrun"
+            log.warning("deepspeed=%s ignored (%s): training without DeepSpeed", deepspeed, why)
+            deepspeed = ""
+        else:
+            # accelerate starts DeepSpeed's process group only with a device backend: on CPU, name gloo
+            os.environ["ACCELERATE_USE_DEEPSPEED"] = "true"
+            PartialState(backend="gloo")
     kwargs: dict[str, Any] = {}
-    if cfg.deepspeed and not _cuda_available(cfg):
-        # accelerate runs DeepSpeed on GPUs only (on CPU it counts one process per rank): plain DDP here
-        log.warning("deepspeed=%s ignored: no GPU, training with DDP (gloo) on CPU", cfg.deepspeed)
-    elif cfg.deepspeed:
+    if deepspeed:
         from accelerate.utils import DeepSpeedPlugin
 
         # "auto" entries of the file are filled from this run's settings
         kwargs["deepspeed_plugin"] = DeepSpeedPlugin(
-            hf_ds_config=cfg.deepspeed,
+            hf_ds_config=deepspeed,
             gradient_accumulation_steps=cfg.gradient_accumulation_steps,
             gradient_clipping=cfg.max_grad_norm,
         )
     return Accelerator(
-        cpu=not _cuda_available(cfg),
+        cpu=not cuda and not deepspeed,
         mixed_precision=precision,
         gradient_accumulation_steps=cfg.gradient_accumulation_steps,
         **kwargs,
@@ -278,10 +290,6 @@ def fit(
         betas=(cfg.adam_beta1, cfg.adam_beta2),
         eps=cfg.adam_epsilon,
     )
-    scheduler_name = {"constant": "constant_with_warmup"}.get(cfg.lr_scheduler, cfg.lr_scheduler)
-    scheduler = get_scheduler(
-        scheduler_name, optimizer, num_warmup_steps=math.ceil(cfg.warmup_ratio * steps), num_training_steps=steps
-    )
     if accelerator.distributed_type == DistributedType.DEEPSPEED:
         # no dataloader goes through prepare(): tell DeepSpeed the micro-batch size ourselves
         ds_config = accelerator.state.deepspeed_plugin.deepspeed_config
@@ -290,7 +298,12 @@ def fit(
         if ds_config.get("gradient_clipping") == "auto":  # accelerate would put 1.0 there
             ds_config["gradient_clipping"] = cfg.max_grad_norm
     model, optimizer = accelerator.prepare(model, optimizer)
-    # the scheduler stays unwrapped (accelerate's wrapper steps it once per process); it is checkpointed
+    # the scheduler is made on the prepared optimizer: ZeRO-3 regroups the parameters of the one it wraps.
+    # It stays unwrapped (accelerate's wrapper steps it once per process); it is checkpointed
+    scheduler_name = {"constant": "constant_with_warmup"}.get(cfg.lr_scheduler, cfg.lr_scheduler)
+    scheduler = get_scheduler(
+        scheduler_name, optimizer, num_warmup_steps=math.ceil(cfg.warmup_ratio * steps), num_training_steps=steps
+    )
     accelerator.register_for_checkpointing(scheduler)
 
     start = 0
