@@ -70,6 +70,8 @@ def test_one_step_lowers_the_loss_on_a_fixed_batch(base_model, data, tmp_path):
     assert after < before - 0.05
     # the logged loss of step 1 is the base model's loss on that batch (mean over trained tokens)
     assert read_log(out)[0]["loss"] == pytest.approx(before, rel=1e-4)
+    (line,) = read_log(out)  # the figures benchmarks/train_throughput.py reads: time, and peak RSS on CPU
+    assert line["elapsed_s"] > 0 and line["tokens_per_s_per_process"] > 0 and 0.05 < line["peak_memory_gib"] < 64
     assert is_done(out) and (out / "model.safetensors").exists() and (out / "chat_template.jinja").exists()
 
 

@@ -356,6 +356,8 @@ def fit(
                 "grad_norm": float(grad_norm) if grad_norm is not None else None,
                 "units": int(units),
                 "tokens_per_s_per_process": round(tokens_seen / elapsed, 1) if elapsed > 0 else None,
+                "elapsed_s": round(elapsed, 3),
+                "peak_memory_gib": round(peak_memory_gib(accelerator.device), 4),
             }
             history.append(line)
             if accelerator.is_main_process:
@@ -370,6 +372,17 @@ def fit(
 
     save_final(cfg, accelerator, model, tokenizer, steps)
     return history
+
+
+def peak_memory_gib(device) -> float:
+    """This process's peak memory so far: allocated GPU memory on CUDA, resident set (max RSS) on CPU."""
+    import torch
+
+    if device.type == "cuda":
+        return torch.cuda.max_memory_allocated(device) / 2**30
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # Linux reports KiB
 
 
 def _truncate_log(out: Path, step: int) -> None:
