@@ -106,19 +106,26 @@ def _render(tokenizer, messages: list[dict[str, str]], generation_prompt: bool =
     return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation_prompt)
 
 
-def render_with_spans(
-    tokenizer, turns: Sequence[Turn], focus: re.Pattern | None = None
-) -> tuple[str, list[tuple[int, int]], list[int]]:
+def render_with_spans(tokenizer, turns: Sequence[Turn]) -> tuple[str, list[tuple[int, int]], list[int]]:
     """Render a conversation and locate its turns in the text.
 
     Returns ``(text, trained_spans, turn_ends)``: the rendered text, the ``[start, end)`` character spans
     that carry loss (one per trained turn: its content and end-of-turn marker, without its role header or
-    trailing whitespace), and the character offset where each turn's text ends.  With ``focus``, each
-    span is instead the part of the turn's content after the pattern's last match, without the
-    end-of-turn marker (the whole content where nothing matches).
+    trailing whitespace), and the character offset where each turn's text ends.
     """
+    text, spans, _, ends = _render_spans(tokenizer, turns)
+    return text, spans, ends
+
+
+def _render_spans(
+    tokenizer, turns: Sequence[Turn], focus: re.Pattern | None = None
+) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]], list[int]]:
+    """:func:`render_with_spans`, and with ``focus`` the trained spans narrowed (third item): each to the
+    part of the turn's content after the pattern's last match, without the end-of-turn marker (the whole
+    content where nothing matches)."""
     messages = to_messages(turns)
     spans: list[tuple[int, int]] = []
+    focused: list[tuple[int, int]] = []
     ends: list[int] = []
     previous = ""
     for i, turn in enumerate(turns):
@@ -134,13 +141,15 @@ def render_with_spans(
             if len(header) >= start and text.startswith(header):
                 start = len(header)  # skip the role header the generation prompt already holds
             end = len(text.rstrip())
-            if focus is not None:
-                start, end = _focus(text, start, end, turn.value.strip(), focus)
             if end > start:
                 spans.append((start, end))
+            if focus is not None:
+                first, last = _focus(text, start, end, turn.value.strip(), focus)
+                if last > first:
+                    focused.append((first, last))
         ends.append(len(text))
         previous = text
-    return previous, spans, ends
+    return previous, spans, focused, ends
 
 
 @dataclass
@@ -193,7 +202,7 @@ def encode_conversation(
     a ReAct reply).
     """
     turns = conversation_turns(conversations)
-    text, spans, ends = render_with_spans(tokenizer, turns)
+    text, spans, focused, ends = _render_spans(tokenizer, turns, focus)
     if not spans:
         return None
     enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
@@ -213,7 +222,6 @@ def encode_conversation(
     n = token_ends[keep]
     encoded = EncodedConversation(ids[:n], labels[:n], dropped_turns=sum(1 for i in trained_turns if i > keep))
     if focus is not None:
-        _, focused, _ = render_with_spans(tokenizer, turns, focus)
         # overlap: a word's token may start on the space before it ("[/INST] move left")
         encoded.focus_labels = _labels(ids, offsets, focused, overlap=True)[:n]
     return encoded if encoded.num_trained else None
