@@ -19,13 +19,14 @@ import json
 import os
 import platform
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+
+from agentenv.server.testing import free_port
 
 console = Console()
 
@@ -58,12 +59,6 @@ def expert_data(env: str, tasks: int, work: Path) -> Path:
     finally:
         close_sources(sources)
     return path
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def device_name() -> str:
@@ -106,6 +101,7 @@ def main() -> None:
     data = expert_data(args.env, args.tasks, args.work)
     run = args.work / "run"
     shutil.rmtree(run, ignore_errors=True)  # a fresh run every time: a finished one would not train again
+    # a free port of our own: torchrun's "--master_port 0" hangs at exit on torch 2.13
     cmd = [
         sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(args.nproc),
         "--master_port", str(free_port()), "-m", "agentenv.trainer", "bc", "--model", str(model),

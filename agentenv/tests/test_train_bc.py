@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentenv.data.trajectory import Trajectory, write_trajectories
+from agentenv.server.testing import free_port
 from agentenv.trainer.bc import BCConfig, build_examples, train_bc
 from agentenv.trainer.engine import CHECKPOINTS, LOG_FILE, is_done, read_log
 
@@ -112,16 +113,9 @@ def test_finished_run_is_not_repeated(base_model, data, tmp_path):
     assert (out / "model.safetensors").stat().st_mtime_ns == stamp
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:  # torchrun's own "--master_port 0" hangs at exit on torch 2.13
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def torchrun_bc(out: Path, base_model: Path, data: Path, *options: str) -> None:
     """BC of the tiny Llama by 2 CPU processes under torchrun (4 steps of batch 2 each, a global 4)."""
+    # a free port of our own: torchrun's "--master_port 0" hangs at exit on torch 2.13
     cmd = [
         sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(free_port()),
         "-m", "agentenv.trainer", "bc", "--model", str(base_model), "--data", str(data), "--output-dir", str(out),
