@@ -6,11 +6,12 @@ iteration from that run's BC agent: the agent explores the BC tasks (greedily, o
 episodes at ``--eto-temperature T``), each failure is paired with the expert trajectory of the same task,
 DPO against the frozen BC agent.  Every stage is then scored on every held-out set of the demo's
 ``plan.json`` (Maze: the double-T ``test`` and ``test_procedural``; BabyAI: unseen seeds of the chosen
-levels and AgentGym's ``test`` tasks of them).  Finally it prints and writes one table per held-out set
+levels and AgentGym's ``test`` tasks of them; Wordle: its 300 ``test`` words).  Finally it prints and writes one table per held-out set
 (mean and spread).
 
     python examples/cpu_experiment.py --seeds 0 1 2 --out runs/experiment
     python examples/cpu_experiment.py --out runs/experiment_big --hidden 256 --layers 4   # demo.py options
+    python examples/cpu_experiment.py --out runs/wordle --env wordle
     python examples/cpu_experiment.py --out runs/babyai --env babyai --max-rounds 10 --explore-tasks 256
     python examples/cpu_experiment.py --out runs/babyai_reader --env babyai --max-rounds 10 \
         --explore-tasks 256 --base runs/reader/reader_model --eto-learning-rate 1e-5   # examples/babyai_reader.sh
@@ -62,7 +63,11 @@ def success_on(model: Path, plan: dict, tasks: list[int], out: Path, seed: int) 
     """Greedy success rate of ``model`` on ``tasks`` of the plan's env (episodes in ``out``; a rerun resumes)."""
     env = plan["env"]
     cfg = EnvSettings(
-        envs=[env], local=True, max_rounds=plan["max_rounds"], max_new_tokens=64, concurrency=50
+        envs=[env],
+        local=True,
+        max_rounds=plan["max_rounds"],
+        max_new_tokens=plan.get("max_new_tokens", 64),  # plan.json files written before it default to 64
+        concurrency=50,
     )
     sources = open_sources(cfg)
     try:
@@ -166,7 +171,7 @@ def eto_config(demo: Path, plan: dict, seed: int, eto: ETOSettings, experts: Pat
         num_epochs=3,
         batch_size=4,
         max_length=1536,
-        max_new_tokens=64,
+        max_new_tokens=plan.get("max_new_tokens", 64),
         seed=seed,
         cpu=True,
     )
@@ -250,7 +255,11 @@ def main() -> None:
     )
     parser.add_argument("--eto-iterations", type=int, default=1)
     parser.add_argument(
-        "--eto-iteration-betas", type=float, nargs="+", default=[], help="ETO: beta per iteration (the last repeats)"
+        "--eto-iteration-betas",
+        type=float,
+        nargs="+",
+        default=[],
+        help="ETO: beta per iteration (the last repeats)",
     )
     parser.add_argument(
         "--eto-iteration-learning-rates",
@@ -269,7 +278,10 @@ def main() -> None:
         help="ETO pairs: whole trajectories or step-wise",
     )
     parser.add_argument(
-        "--eto-loss", choices=LOSS_TYPES, default="sigmoid", help="ETO: DPO's logistic loss, or IPO's squared one"
+        "--eto-loss",
+        choices=LOSS_TYPES,
+        default="sigmoid",
+        help="ETO: DPO's logistic loss, or IPO's squared one",
     )
     parser.add_argument(
         "--eto-span",

@@ -17,8 +17,9 @@ The README's ``make demo`` runs ``python examples/demo.py --env babyai --max-rou
 
 With no options it tells the same story on Maze (the Maze + Wordle server; BC on 64 training mazes,
 exploring 160, scored on the double-T maze) from random weights, where AgentEvol does not beat BC
-(docs/results.md says why).  Everything lands under ``runs/demo`` (``--out``); rerunning resumes where a
-killed run stopped.  Smaller or bigger: ``--bc-tasks``, ``--explore-tasks``, ``--iterations``,
+(docs/results.md says why).  ``--env wordle`` does the same on Wordle (BC on 64 training words,
+exploring 160, scored on AgentGym's 300 test words).  Everything lands under ``runs/demo`` (``--out``);
+rerunning resumes where a killed run stopped.  Smaller or bigger: ``--bc-tasks``, ``--explore-tasks``, ``--iterations``,
 ``--hidden``, ``--layers``; ``--base FOLDER`` starts from a model of your own instead of the random Llama;
 ``--reading-walks N`` is the reader's first stage alone.
 """
@@ -61,6 +62,7 @@ class Plan:
     expert_check: dict[str, list[int]]  # env -> tasks the experts are evaluated on (stage 2)
     walks: list[int]  # training tasks the --reading-walks pretraining may walk in
     max_rounds: int = 0
+    max_new_tokens: int = 64  # per reply: room for the expert's longest replies
 
 
 def maze_plan(args: argparse.Namespace) -> Plan:
@@ -110,7 +112,25 @@ def babyai_plan(args: argparse.Namespace) -> Plan:
     )
 
 
-PLANS = {"maze": maze_plan, "babyai": babyai_plan}
+def wordle_plan(args: argparse.Namespace) -> Plan:
+    """Wordle: BC on the first training words, explore more of them, test on AgentGym's 300 test words
+    (never trained on).  The expert's replies list candidate words: 38% of them pass 64 tokens."""
+    wordle = env_class("wordle")
+    train, test = list(wordle.splits["train"]), list(wordle.splits["test"])
+    return Plan(
+        env="wordle",
+        package="lmrlgym",
+        bc=train[: args.bc_tasks],
+        explore=train[: args.explore_tasks],
+        held_out={"test": test},
+        expert_check={"wordle": test},
+        walks=train,
+        max_rounds=args.max_rounds,
+        max_new_tokens=128,
+    )
+
+
+PLANS = {"maze": maze_plan, "babyai": babyai_plan, "wordle": wordle_plan}
 
 
 def parse_args() -> argparse.Namespace:
@@ -177,6 +197,8 @@ def parse_args() -> argparse.Namespace:
     args = parser.parse_args()
     if args.reader and args.env != "babyai":
         parser.error("--reader is BabyAI's reader (3,000 walks over its 40 levels); use --reading-walks")
+    if args.reading_walks and args.env == "wordle":
+        parser.error("--reading-walks needs random moves; a Wordle guess is free text")
     return args
 
 
@@ -291,7 +313,9 @@ def main() -> None:
             )
         if args.reader:
             first, second = args.reader_walks
-            console.print(f"teaching it to read: {first} + {second} task-reading random walks, in three stages")
+            console.print(
+                f"teaching it to read: {first} + {second} task-reading random walks, in three stages"
+            )
             model = reader_model(model, args.out, plan, args.seed, (first, second))
         elif args.reading_walks:
             console.print(f"teaching it to read: {args.reading_walks} random-walk logs")
@@ -322,7 +346,7 @@ def main() -> None:
             learning_rate=2e-3,
             num_epochs=args.epochs,
             batch_size=4,
-            max_new_tokens=64,
+            max_new_tokens=plan.max_new_tokens,
             warmup_ratio=0.05,
             max_length=1536,
             seed=args.seed,

@@ -1,0 +1,30 @@
+"""The Wordle plan of ``examples/demo.py --env wordle``: BC and exploration never touch the test words the
+agent is scored on (docs/results.md, experiment 7)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+import demo  # noqa: E402
+
+
+def test_wordle_plan_trains_and_explores_only_training_words():
+    p = demo.wordle_plan(argparse.Namespace(bc_tasks=64, explore_tasks=160, max_rounds=0))
+    test = p.held_out["test"]
+    assert (p.env, p.package) == ("wordle", "lmrlgym")
+    assert len(test) == 300 and p.expert_check == {"wordle": test}
+    assert p.bc == p.explore[:64] and len(p.explore) == 160
+    assert not set(p.walks) & set(test)  # the training words (eto_sweep validates on unused ones)
+    assert p.max_new_tokens == 128  # the expert's replies list candidate words
+
+
+def test_reading_walks_are_refused_for_wordle(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["demo.py", "--env", "wordle", "--reading-walks", "10"])
+    with pytest.raises(SystemExit):
+        demo.parse_args()
+    assert "a Wordle guess is free text" in capsys.readouterr().err
