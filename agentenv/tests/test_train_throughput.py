@@ -1,0 +1,43 @@
+"""benchmarks/train_throughput.py's ``shape:FOLDER`` model: a model's config and tokenizer with random
+weights, which is how SmolLM2 reaches a GPU machine that cannot receive its weights (scripts/gpu_carry.sh)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import train_throughput  # noqa: E402
+
+
+def test_shape_folder_gives_the_same_model_with_random_weights(tmp_path):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from agentenv.testing import tiny_llama
+
+    trained = tiny_llama(tmp_path / "trained")
+    shape = tmp_path / "shape"
+    shape.mkdir()
+    for f in trained.iterdir():
+        if not f.name.endswith(".safetensors"):
+            shutil.copy(f, shape / f.name)
+
+    folder = train_throughput.model_folder(f"shape:{shape}", tmp_path / "work")
+    assert folder == tmp_path / "work" / "random_shape"
+    original, fresh = (AutoModelForCausalLM.from_pretrained(f) for f in (trained, folder))
+    assert fresh.config.to_dict() | {"_name_or_path": ""} == original.config.to_dict() | {"_name_or_path": ""}
+    names = dict(original.named_parameters())
+    assert names.keys() == dict(fresh.named_parameters()).keys()
+    assert not torch.equal(
+        names["model.layers.0.mlp.up_proj.weight"], fresh.model.layers[0].mlp.up_proj.weight
+    )
+    text = "Thought:\nI go to the red ball.\n\nAction:\ngo to red ball 1"
+    assert (
+        AutoTokenizer.from_pretrained(folder)(text)["input_ids"]
+        == AutoTokenizer.from_pretrained(trained)(text)["input_ids"]
+    )
+    assert train_throughput.model_folder(f"shape:{shape}", tmp_path / "work") == folder  # made once

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Build .gpu_carry/ for the device tool's GPU machine (issue 4's GPU proof, scripts/gpu_proof.sh there).
+#
+# That machine has python3 3.12 with torch, transformers, accelerate and most of the scientific stack,
+# but no network, so the packages it lacks travel as wheels; and a run carries at most 64 MiB, which the
+# SmolLM2 GGUF (93 MiB) does not fit in.  So SmolLM2 travels as its shape alone (config, tokenizer, chat
+# template; no weights): the GPU figures of throughput and memory do not depend on the weights' values.
+#
+#   bash scripts/gpu_carry.sh        # then: run(command="bash scripts/gpu_proof.sh", carry=[".gpu_carry"])
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+OUT=.gpu_carry
+rm -rf "$OUT" && mkdir -p "$OUT/wheels" "$OUT/smollm2_shape"
+
+# what the device image lacks (docs: /work/.library/device/KINDS.md lists what it has), without their
+# dependencies, which it has
+$PY -m pip download -q -d "$OUT/wheels" --no-deps --only-binary=:all: --python-version 3.12 \
+  --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform any \
+  fastapi starlette uvicorn h11 pydantic pydantic-core annotated-types typing-inspection \
+  datasets dill multiprocess gymnasium farama-notifications minigrid==3.2.0 pygame-ce gguf hjson
+$PY -m pip download -q -d "$OUT/wheels" --no-deps --no-binary=:all: "deepspeed>=0.19.8"  # an sdist; builds in seconds
+
+$PY - "$OUT/smollm2_shape" <<'PYEOF'
+import shutil, sys
+from pathlib import Path
+from agentenv.models import smollm2
+src, dst = smollm2(), Path(sys.argv[1])
+for f in src.iterdir():
+    if not f.name.endswith(".safetensors"):
+        shutil.copy(f, dst / f.name)
+PYEOF
+
+SIZE=$(du -sm "$OUT" | cut -f1)
+echo "$OUT: ${SIZE} MiB (the device tool carries 64 MiB with the working tree)"
+[ "$SIZE" -lt 60 ] || { echo "too big to carry" >&2; exit 1; }

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Issue 4's GPU proof, run on the device tool's GPU machine after scripts/gpu_carry.sh built .gpu_carry/:
+#
+#   run(command="bash scripts/gpu_proof.sh", carry=[".gpu_carry"], timeout_s=600)
+#
+# 1. installs what the image lacks from the carried wheels (no network there);
+# 2. BC throughput and peak memory of SmolLM2-135M's shape in bf16 under DeepSpeed ZeRO-2 (torchrun);
+# 3. one AgentEvol iteration on BabyAI with batched generation (64 episodes at a time), training under
+#    torchrun + ZeRO-2.  The weights are random (the 93 MiB GGUF cannot travel), so the agent's success
+#    says nothing; the iteration proves the GPU path and times its stages.
+# Figures land in $OUT (the device tool brings them back) and in runs/gpu_proof/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-runs/gpu_proof/out}
+mkdir -p "$OUT" runs/gpu_proof
+PY=python3
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/gpu.txt"
+
+$PY -m pip install -q --no-index --no-deps .gpu_carry/wheels/*.whl
+$PY -m pip install -q --no-index --no-deps --no-build-isolation .gpu_carry/wheels/deepspeed-*.tar.gz
+$PY -m pip install -q --no-index --no-deps --no-build-isolation -e agentenv -e agentenv-babyai
+$PY -c "import torch, deepspeed, agentenv, agentenv_babyai; print('torch', torch.__version__, 'deepspeed', deepspeed.__version__)"
+
+# 2. throughput: bf16 ("auto" on a GPU that has it), ZeRO-2, one process per GPU
+$PY benchmarks/train_throughput.py --model shape:.gpu_carry/smollm2_shape --deepspeed examples/deepspeed/zero2.json \
+  --steps 40 --batch-size 8 --work runs/gpu_proof/throughput --out "$OUT/train_throughput_gpu.json" 2>&1 | tail -25
+
+# 3. one AgentEvol iteration: BC on the expert data above, explore 64 tasks x 2 samples in batches of 64,
+#    keep, retrain from the base, evaluate on 64 held-out tasks; the stage times are in stages.json
+$PY -m agentenv.trainer evol --model runs/gpu_proof/throughput/random_smollm2_shape \
+  --data runs/gpu_proof/throughput/babyai_expert_128.jsonl --output-dir runs/gpu_proof/agentevol \
+  --envs babyai --local --iterations 1 --explore-limit 64 --samples-per-instruction 2 --eval-limit 64 \
+  --concurrency 64 --max-rounds 10 --max-new-tokens 64 --num-epochs 1 --batch-size 8 --max-length 2048 \
+  --learning-rate 2e-5 --train-launcher "torchrun --nproc_per_node 1" --deepspeed examples/deepspeed/zero2.json \
+  2>&1 | tail -30
+cp runs/gpu_proof/agentevol/summary.json "$OUT/agentevol_summary.json"
+cp runs/gpu_proof/agentevol/iter_1/stages.json "$OUT/agentevol_iter1_stages.json"
