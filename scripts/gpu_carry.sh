@@ -13,11 +13,13 @@ PY=.venv/bin/python
 OUT=.gpu_carry
 rm -rf "$OUT" && mkdir -p "$OUT/wheels" "$OUT/smollm2_shape"
 
-# what the device image lacks (docs: /work/.library/device/KINDS.md lists what it has), without their
-# dependencies, which it has
+# what the device image lacks (the device tool's KINDS.md lists what it has), without their dependencies,
+# which it has; checked by installing these --no-deps into a venv holding only the image's packages, then
+# `pip check` and both steps of gpu_proof.sh (on CPU, Python 3.11; fastapi needs opentelemetry-api)
 $PY -m pip download -q -d "$OUT/wheels" --no-deps --only-binary=:all: --python-version 3.12 \
   --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform any \
   fastapi starlette uvicorn h11 pydantic pydantic-core annotated-types typing-inspection \
+  opentelemetry-api importlib-metadata lazy-importer \
   datasets dill multiprocess gymnasium farama-notifications minigrid==3.2.0 pygame-ce gguf hjson
 $PY -m pip download -q -d "$OUT/wheels" --no-deps --no-binary=:all: "deepspeed>=0.19.8"  # an sdist; builds in seconds
 

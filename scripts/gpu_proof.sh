@@ -19,6 +19,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT
 $PY -m pip install -q --no-index --no-deps .gpu_carry/wheels/*.whl
 $PY -m pip install -q --no-index --no-deps --no-build-isolation .gpu_carry/wheels/deepspeed-*.tar.gz
 $PY -m pip install -q --no-index --no-deps --no-build-isolation -e agentenv -e agentenv-babyai
+$PY -m pip check || true  # anything the carried wheels still miss shows here
 $PY -c "import torch, deepspeed, agentenv, agentenv_babyai; print('torch', torch.__version__, 'deepspeed', deepspeed.__version__)"
 
 # 2. throughput: bf16 ("auto" on a GPU that has it), ZeRO-2, one process per GPU
