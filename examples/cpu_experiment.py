@@ -6,8 +6,8 @@ iteration from that run's BC agent: the agent explores the BC tasks (greedily, o
 episodes at ``--eto-temperature T``), each failure is paired with the expert trajectory of the same task,
 DPO against the frozen BC agent.  Every stage is then scored on every held-out set of the demo's
 ``plan.json`` (Maze: the double-T ``test`` and ``test_procedural``; BabyAI: unseen seeds of the chosen
-levels and AgentGym's ``test`` tasks of them; Wordle: its 300 ``test`` words).  Finally it prints and writes one table per held-out set
-(mean and spread).
+levels and AgentGym's ``test`` tasks of them; Wordle: its 300 ``test`` words).  Finally it prints and
+writes one table per held-out set (mean and spread).
 
     python examples/cpu_experiment.py --seeds 0 1 2 --out runs/experiment
     python examples/cpu_experiment.py --out runs/experiment_big --hidden 256 --layers 4   # demo.py options
@@ -59,6 +59,11 @@ ETO_BETA = 0.1
 ETO_TASKS = ("bc", "explore")
 
 
+def reply_tokens(plan: dict) -> int:
+    """New tokens per reply for the plan's env (``demo.Plan.max_new_tokens``; plans written before it: 64)."""
+    return plan.get("max_new_tokens", 64)
+
+
 def success_on(model: Path, plan: dict, tasks: list[int], out: Path, seed: int) -> float:
     """Greedy success rate of ``model`` on ``tasks`` of the plan's env (episodes in ``out``; a rerun resumes)."""
     env = plan["env"]
@@ -66,7 +71,7 @@ def success_on(model: Path, plan: dict, tasks: list[int], out: Path, seed: int) 
         envs=[env],
         local=True,
         max_rounds=plan["max_rounds"],
-        max_new_tokens=plan.get("max_new_tokens", 64),  # plan.json files written before it default to 64
+        max_new_tokens=reply_tokens(plan),
         concurrency=50,
     )
     sources = open_sources(cfg)
@@ -171,7 +176,7 @@ def eto_config(demo: Path, plan: dict, seed: int, eto: ETOSettings, experts: Pat
         num_epochs=3,
         batch_size=4,
         max_length=1536,
-        max_new_tokens=plan.get("max_new_tokens", 64),
+        max_new_tokens=reply_tokens(plan),
         seed=seed,
         cpu=True,
     )

@@ -19,9 +19,9 @@ With no options it tells the same story on Maze (the Maze + Wordle server; BC on
 exploring 160, scored on the double-T maze) from random weights, where AgentEvol does not beat BC
 (docs/results.md says why).  ``--env wordle`` does the same on Wordle (BC on 64 training words,
 exploring 160, scored on AgentGym's 300 test words).  Everything lands under ``runs/demo`` (``--out``);
-rerunning resumes where a killed run stopped.  Smaller or bigger: ``--bc-tasks``, ``--explore-tasks``, ``--iterations``,
-``--hidden``, ``--layers``; ``--base FOLDER`` starts from a model of your own instead of the random Llama;
-``--reading-walks N`` is the reader's first stage alone.
+rerunning resumes where a killed run stopped.  Smaller or bigger: ``--bc-tasks``, ``--explore-tasks``,
+``--iterations``, ``--hidden``, ``--layers``; ``--base FOLDER`` starts from a model of your own instead of
+the random Llama; ``--reading-walks N`` is the reader's first stage alone.
 """
 
 from __future__ import annotations
