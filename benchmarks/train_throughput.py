@@ -31,6 +31,16 @@ from agentenv.server.testing import free_port
 console = Console()
 
 
+def copy_shape(model: Path, out: Path) -> Path:
+    """``model``'s folder without its weights (config, tokenizer, chat template): what :func:`random_like`
+    needs, small enough to carry where the weights cannot go (scripts/gpu_carry.sh)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for f in model.iterdir():
+        if not f.name.endswith(".safetensors"):
+            shutil.copy(f, out / f.name)
+    return out
+
+
 def random_like(shape: Path, out: Path) -> Path:
     """A model with ``shape``'s config and tokenizer and random weights (made once): what a machine gets
     that cannot receive the weights.  Throughput and memory do not depend on the weights' values."""

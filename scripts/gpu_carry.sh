@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 OUT=.gpu_carry
-rm -rf "$OUT" && mkdir -p "$OUT/wheels" "$OUT/smollm2_shape"
+rm -rf "$OUT" && mkdir -p "$OUT/wheels"
 
 # what the device image lacks (the device tool's KINDS.md lists what it has), without their dependencies,
 # which it has; checked by installing these --no-deps into a venv holding only the image's packages, then
@@ -23,15 +23,8 @@ $PY -m pip download -q -d "$OUT/wheels" --no-deps --only-binary=:all: --python-v
   datasets dill multiprocess gymnasium farama-notifications minigrid==3.2.0 pygame-ce gguf hjson
 $PY -m pip download -q -d "$OUT/wheels" --no-deps --no-binary=:all: "deepspeed>=0.19.8"  # an sdist; builds in seconds
 
-$PY - "$OUT/smollm2_shape" <<'PYEOF'
-import shutil, sys
-from pathlib import Path
-from agentenv.models import smollm2
-src, dst = smollm2(), Path(sys.argv[1])
-for f in src.iterdir():
-    if not f.name.endswith(".safetensors"):
-        shutil.copy(f, dst / f.name)
-PYEOF
+PYTHONPATH=benchmarks $PY -c "import sys; from pathlib import Path; from agentenv.models import smollm2; \
+from train_throughput import copy_shape; copy_shape(smollm2(), Path(sys.argv[1]))" "$OUT/smollm2_shape"
 
 SIZE=$(du -sm "$OUT" | cut -f1)
 echo "$OUT: ${SIZE} MiB (the device tool carries 64 MiB with the working tree)"

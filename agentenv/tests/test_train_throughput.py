@@ -3,7 +3,6 @@ weights, which is how SmolLM2 reaches a GPU machine that cannot receive its weig
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -20,11 +19,8 @@ def test_shape_folder_gives_the_same_model_with_random_weights(tmp_path):
     from agentenv.testing import tiny_llama
 
     trained = tiny_llama(tmp_path / "trained")
-    shape = tmp_path / "shape"
-    shape.mkdir()
-    for f in trained.iterdir():
-        if not f.name.endswith(".safetensors"):
-            shutil.copy(f, shape / f.name)
+    shape = train_throughput.copy_shape(trained, tmp_path / "shape")
+    assert not list(shape.glob("*.safetensors")) and (shape / "config.json").exists()
 
     folder = train_throughput.model_folder(f"shape:{shape}", tmp_path / "work")
     assert folder == tmp_path / "work" / "random_shape"
