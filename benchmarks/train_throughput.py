@@ -79,16 +79,11 @@ def expert_data(env: str, tasks: int, work: Path) -> Path:
     from agentenv.controller import collect
     from agentenv.controller.sources import LocalEnv
     from agentenv.envs.registry import env_class
-    from agentenv.trainer.rollouts import close_sources
 
     path = work / f"{env}_expert_{tasks}.jsonl"
-    sources = {env: LocalEnv(env_class(env))}
-    try:
-        collect(
-            env, [], list(env_class(env).splits["train"])[:tasks], path, sources=sources, print_table=False
-        )
-    finally:
-        close_sources(sources)
+    train = list(env_class(env).splits["train"])[:tasks]
+    with LocalEnv(env_class(env)) as source:
+        collect(env, [], train, path, sources={env: source}, print_table=False)
     return path
 
 

@@ -141,11 +141,10 @@ def expert_data(demo: Path, plan: dict, tasks: str) -> Path:
     if tasks == "bc":
         return demo / f"{env}_bc.jsonl"
     path = demo / f"{env}_{tasks}_expert.jsonl"
-    sources = {env: LocalEnv(env_class(env))}
-    try:
-        collect(env, [], plan[tasks], path, sources=sources, max_rounds=plan["max_rounds"], print_table=False)
-    finally:
-        close_sources(sources)
+    with LocalEnv(env_class(env)) as source:
+        collect(
+            env, [], plan[tasks], path, sources={env: source}, max_rounds=plan["max_rounds"], print_table=False
+        )
     return path
 
 

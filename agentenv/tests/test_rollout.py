@@ -135,8 +135,7 @@ def test_unknown_env_is_refused_before_anything_opens():
 def test_over_http_sessions_are_reused_and_always_closed():
     with running_server([GuessEnv]) as url:
         live = lambda: httpx.get(f"{url}/guess/info").json()["live_sessions"]  # noqa: E731
-        source = RemoteEnv("guess", [url])
-        try:
+        with RemoteEnv("guess", [url]) as source:
             agent = Recording()
             episodes = Rollout(agent, {"guess": source}, concurrency=3).run([RolloutTask("guess", i) for i in range(9)])
             assert sorted(ep.data_idx for ep in episodes) == list(range(9))
@@ -149,5 +148,4 @@ def test_over_http_sessions_are_reused_and_always_closed():
                     [RolloutTask("guess", i) for i in range(10)]
                 )
             assert live() == 0
-        finally:
-            source.close()
+        assert source.pool.clients[0].http.is_closed  # the with block closed the connection pool

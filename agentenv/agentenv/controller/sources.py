@@ -24,7 +24,17 @@ class EnvSource(Protocol):
     def close(self) -> None: ...
 
 
-class RemoteEnv:
+class _ClosedOnExit:
+    """``with source: ...`` closes the source at the end, like ``with httpx.Client() as client``."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+class RemoteEnv(_ClosedOnExit):
     """An environment served over HTTP by one or more servers; new sessions are spread over them."""
 
     def __init__(self, name: str, base_urls: str | Sequence[str], **client_kwargs: Any) -> None:
@@ -87,7 +97,7 @@ class LocalSession:
             self._on_close()
 
 
-class LocalEnv:
+class LocalEnv(_ClosedOnExit):
     """An :class:`~agentenv.env.Environment` subclass run in this process (tests, benchmarks)."""
 
     def __init__(self, env_cls: type[Environment]) -> None:
