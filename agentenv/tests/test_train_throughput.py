@@ -36,4 +36,6 @@ def test_shape_folder_gives_the_same_model_with_random_weights(tmp_path):
         AutoTokenizer.from_pretrained(folder)(text)["input_ids"]
         == AutoTokenizer.from_pretrained(trained)(text)["input_ids"]
     )
-    assert train_throughput.model_folder(f"shape:{shape}", tmp_path / "work") == folder  # made once
+    weights = next(folder.glob("*.safetensors")).stat().st_mtime_ns
+    assert train_throughput.model_folder(f"shape:{shape}", tmp_path / "work") == folder
+    assert next(folder.glob("*.safetensors")).stat().st_mtime_ns == weights  # made once, not again
