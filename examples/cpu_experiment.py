@@ -42,7 +42,7 @@ from agentenv.controller import collect
 from agentenv.controller.sources import LocalEnv
 from agentenv.envs.registry import env_class
 from agentenv.trainer.dpo import LOSS_TYPES, PAIR_BY, PAIR_CUTS, PREFERENCE_SPANS, check_objective
-from agentenv.trainer.eto import ETOConfig, run_eto
+from agentenv.trainer.eto import PAIR_WITH, ETOConfig, check_pair_with, run_eto
 from agentenv.trainer.rollouts import (
     EnvSettings,
     close_sources,
@@ -94,6 +94,7 @@ class ETOSettings:
     tasks: str = "bc"  # which plan tasks ETO explores: "bc", or "explore" (AgentEvol's wider set)
     cut: str = "trajectory"  # ETO's whole-trajectory pairs, or "first_difference" (step-wise pairs)
     by: str = "reward"  # a pair's winner: the higher reward (ETO), or "success" against failure
+    against: str = "expert"  # each explored trajectory against the expert's (ETO), or the agent's "own_best"
     loss: str = "sigmoid"  # DPO's logistic loss, or "ipo" (squared, toward a margin of 1 / (2 beta))
     span: str = "turn"  # the preference on whole agent turns (ETO), or on their "action" lines only
     iterations: int = 1  # may grow on a rerun: the run resumes and adds iterations
@@ -106,6 +107,7 @@ class ETOSettings:
             raise ValueError(
                 f"ETO settings: tasks must be one of {ETO_TASKS}, cut one of {PAIR_CUTS}, by one of {PAIR_BY}"
             )
+        check_pair_with(self.against, self.samples)
         for beta in self.iteration_betas or (self.beta,):
             check_objective(beta, self.nll_weight, self.loss, self.span)
 
@@ -123,6 +125,8 @@ class ETOSettings:
             name += f"_{self.cut}"
         if self.by != "reward":
             name += f"_by_{self.by}"
+        if self.against != "expert":
+            name += f"_against_{self.against}"
         if self.loss != "sigmoid":
             name += f"_{self.loss}"
         if self.span != "turn":
@@ -170,6 +174,7 @@ def eto_config(demo: Path, plan: dict, seed: int, eto: ETOSettings, experts: Pat
         nll_weight=eto.nll_weight,
         pair_cut=eto.cut,
         pair_by=eto.by,
+        pair_with=eto.against,
         loss_type=eto.loss,
         preference_span=eto.span,
         num_epochs=3,
@@ -282,6 +287,13 @@ def main() -> None:
         help="ETO pairs: whole trajectories or step-wise",
     )
     parser.add_argument(
+        "--eto-against",
+        choices=PAIR_WITH,
+        default="expert",
+        help="ETO pairs: each explored trajectory against the expert's, or against the agent's own best "
+        "(needs --eto-samples >= 2)",
+    )
+    parser.add_argument(
         "--eto-loss",
         choices=LOSS_TYPES,
         default="sigmoid",
@@ -308,6 +320,7 @@ def main() -> None:
         iteration_learning_rates=tuple(args.eto_iteration_learning_rates),
         cut=args.eto_cut,
         by=args.eto_by,
+        against=args.eto_against,
         loss=args.eto_loss,
         span=args.eto_span,
     )

@@ -43,19 +43,20 @@ LIST_KEYS = {"betas": "iteration_betas", "lrs": "iteration_learning_rates"}
 
 
 def parse_setting(words: list[str]) -> ETOSettings:
-    """``lr=1e-4 nll=1 tasks=explore cut=first_difference by=success loss=ipo span=action`` -> ETOSettings (``beta``,
+    """``lr=1e-4 nll=1 tasks=explore cut=first_difference by=success against=own_best loss=ipo span=action``
+    -> ETOSettings (``beta``,
     ``k``, ``t``, ``it``, and per iteration ``betas=0,0.1 lrs=1e-3,1e-5`` too)."""
     values = {}
     for word in words:
         key, _, value = word.partition("=")
-        if key in ("tasks", "cut", "by", "loss", "span"):
+        if key in ("tasks", "cut", "by", "against", "loss", "span"):
             values[key] = value
         elif key in KEYS:
             values[KEYS[key]] = int(value) if key in ("k", "it") else float(value)
         elif key in LIST_KEYS:
             values[LIST_KEYS[key]] = tuple(float(v) for v in value.split(","))
         else:
-            names = [*KEYS, *LIST_KEYS, "tasks", "cut", "by", "loss", "span"]
+            names = [*KEYS, *LIST_KEYS, "tasks", "cut", "by", "against", "loss", "span"]
             raise SystemExit(f"unknown setting {key!r}: use {', '.join(names)}")
     return ETOSettings(**values)
 
@@ -82,6 +83,7 @@ def sweep_rows(out: Path) -> list[dict]:
                     "nll_weight": cfg.get("nll_weight", 0.0),
                     "pair_cut": cfg.get("pair_cut", "trajectory"),
                     "pair_by": cfg.get("pair_by", "reward"),
+                    "pair_with": cfg.get("pair_with", "expert"),
                     "loss_type": cfg.get("loss_type", "sigmoid"),
                     "preference_span": cfg.get("preference_span", "turn"),
                     "explore_tasks": len(cfg["explore_tasks"]),

@@ -98,6 +98,12 @@ def test_eto_sweep_validates_on_tasks_nothing_else_uses():
     assert eto_sweep.parse_setting(["beta=1", "nll=1", "span=action"]).folder() == "eto_lr0.0001_beta1_nll1_actions"
     with pytest.raises(ValueError, match="preference_span must be one of"):
         eto_sweep.parse_setting(["span=thought"])
+    own = eto_sweep.parse_setting(["lr=3e-5", "k=4", "t=0.7", "by=success", "against=own_best"])
+    assert own.folder() == "eto_lr3e-05_beta0.1_k4_t0.7_by_success_against_own_best"
+    with pytest.raises(ValueError, match="samples_per_instruction >= 2"):
+        eto_sweep.parse_setting(["against=own_best"])  # greedy: one episode per task, nothing to pair
+    with pytest.raises(ValueError, match="pair_with must be one of"):
+        eto_sweep.parse_setting(["against=teacher"])
     staged = eto_sweep.parse_setting(["lr=1e-3", "beta=0", "nll=1", "it=2", "betas=0,0.1", "lrs=1e-3,1e-5"])
     assert (staged.iteration_betas, staged.iteration_learning_rates) == ((0.0, 0.1), (1e-3, 1e-5))
     assert staged.folder() == "eto_lr0.001_beta0_nll1_betas0-0.1_lrs0.001-1e-05"

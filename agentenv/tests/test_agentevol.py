@@ -196,6 +196,34 @@ def test_eto_pairs_each_failure_with_its_expert():
     assert "expert" in pair.chosen[-1].value and "wrong" in pair.rejected[-1].value
 
 
+def test_own_best_pairs_each_explored_trajectory_with_the_agents_best_one():
+    experts = [traj("toy", 1, 1.0, "expert"), traj("toy", 2, 1.0, "expert")]
+    explored = [
+        traj("toy", 1, 0.0, "wrong", sample=0),
+        traj("toy", 1, 1.0, "right", sample=1, success=True),
+        traj("toy", 1, 0.0, "stray", sample=2),
+        traj("toy", 2, 0.0, "wrong"),  # its only sample failed: nothing of its own beats it
+        traj("toy", 2, 0.0, "wrong", sample=1),
+    ]
+    pairs = build_pairs(experts, explored, pair_with="own_best")
+    assert [(p.item_id, p.chosen[-1].value, p.rejected[-1].value) for p in pairs] == [
+        ("toy_1", "Thought:\nok\n\nAction:\nright", "Thought:\nok\n\nAction:\nwrong"),
+        ("toy_1", "Thought:\nok\n\nAction:\nright", "Thought:\nok\n\nAction:\nstray"),
+    ]
+    assert all("expert" not in turn.value for p in pairs for turn in p.chosen)
+    with pytest.raises(ValueError, match="pair_with must be one of"):
+        build_pairs(experts, explored, pair_with="teacher")
+
+
+def test_own_best_pairs_need_several_samples_per_instruction(tmp_path):
+    cfg = ETOConfig(
+        model="m", output_dir=str(tmp_path), expert_data=["e.jsonl"], envs=["toy"], pair_with="own_best"
+    )
+    with pytest.raises(ValueError, match="samples_per_instruction >= 2"):
+        run_eto(cfg, sources=toy_sources(), progress=False)
+    assert not (tmp_path / "run_config.json").exists()  # refused before anything was written
+
+
 def test_best_of_n_counts_a_task_when_any_sample_succeeds():
     episodes = [
         traj("toy", 0, 0.0, sample=0),

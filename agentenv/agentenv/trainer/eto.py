@@ -9,8 +9,9 @@ trained from ``model`` on ``expert_data`` (ETO's SFT: 3 epochs, lr 2e-5).  It is
 2. **pairs** each explored trajectory with the expert trajectory of the same instruction: the higher
    reward wins, ties give no pair, and the losing trajectory is cut to the winner's length plus
    ``rejected_extra_rounds`` rounds (ETO: 5) — see :func:`build_pairs`; with ``pair_cut="first_difference"``
-   both sides end at the first agent turn where they differ instead (a step-wise pair), and with
-   ``pair_by="success"`` only a success beats a failure;
+   both sides end at the first agent turn where they differ instead (a step-wise pair), with
+   ``pair_by="success"`` only a success beats a failure, and with ``pair_with="own_best"`` each explored
+   trajectory is paired with the agent's own best one of its instruction instead of the expert's;
 3. **trains** with DPO from the model of iteration ``m-1``, which is also the frozen reference (its
    log-probabilities are computed once and saved beside the pairs); the log-probability of a trajectory
    is the sum over its agent turns only, observations masked (:mod:`agentenv.trainer.dpo`);
@@ -52,11 +53,16 @@ from agentenv.trainer.rollouts import (
 )
 from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
 
+#: what an explored trajectory is paired with: its instruction's expert trajectory (ETO), or the agent's
+#: own best explored trajectory of that instruction (on-policy pairs: the winner is behaviour the agent
+#: already produces; it needs several samples per instruction)
+PAIR_WITH = ("expert", "own_best")
 
-def best_expert_per_item(experts: Iterable[Trajectory]) -> dict[str, Trajectory]:
-    """The expert trajectory of each instruction (the highest reward; the first among equals)."""
+
+def best_per_item(trajectories: Iterable[Trajectory]) -> dict[str, Trajectory]:
+    """The best trajectory of each instruction (the highest reward; the first among equals)."""
     best: dict[str, Trajectory] = {}
-    for t in experts:
+    for t in trajectories:
         if t.item_id not in best or t.reward > best[t.item_id].reward:
             best[t.item_id] = t
     return best
@@ -68,13 +74,17 @@ def build_pairs(
     extra_rounds: int = 5,
     cut: str = "trajectory",
     by: str = "reward",
+    pair_with: str = "expert",
 ) -> list[PreferencePair]:
     """ETO's contrastive pairs: each explored trajectory against its instruction's expert trajectory
-    (cut as :func:`~agentenv.trainer.dpo.make_pair` says).
+    (cut as :func:`~agentenv.trainer.dpo.make_pair` says), or with ``pair_with="own_best"`` against the
+    best explored trajectory of its instruction.
 
     Explored trajectories without an expert one, ties and repeats (same text) give no pair.
     """
-    by_item = best_expert_per_item(experts)
+    check_pair_with(pair_with)
+    explored = list(explored)
+    by_item = best_per_item(experts if pair_with == "expert" else explored)
     pairs, seen = [], set()
     for t in explored:
         expert = by_item.get(t.item_id)
@@ -85,6 +95,14 @@ def build_pairs(
         if pair is not None:
             pairs.append(pair)
     return pairs
+
+
+def check_pair_with(pair_with: str, samples_per_instruction: int | None = None) -> None:
+    """Refuse an unknown ``pair_with``, and own-best pairs from one episode per instruction (no pairs)."""
+    if pair_with not in PAIR_WITH:
+        raise ValueError(f"pair_with must be one of {PAIR_WITH}, not {pair_with!r}")
+    if pair_with == "own_best" and samples_per_instruction is not None and samples_per_instruction < 2:
+        raise ValueError("pair_with own_best needs samples_per_instruction >= 2 (one episode has no rival)")
 
 
 @dataclass(kw_only=True)
@@ -122,6 +140,8 @@ class ETOConfig(RolloutSettings, TrainConfig):
     pair_cut: str = "trajectory"
     #: reward (ETO: the higher reward wins) or success (only a success beats a failure)
     pair_by: str = "reward"
+    #: expert (ETO: the instruction's expert trajectory) or own_best (the agent's best explored one)
+    pair_with: str = "expert"
     #: episodes per instruction while exploring
     samples_per_instruction: int = 1
     #: sampling temperature while exploring (0: greedy)
@@ -149,6 +169,7 @@ def run_eto(
     if not cfg.expert_data:
         raise ValueError("expert_data: give the expert trajectory files")
     check_pairing(cfg.pair_cut, cfg.pair_by)
+    check_pair_with(cfg.pair_with, cfg.samples_per_instruction)
     for m in range(1, cfg.iterations + 1):
         check_objective(cfg.beta_for(m), cfg.nll_weight, cfg.loss_type, cfg.preference_span)
     run = Path(cfg.output_dir)
@@ -176,7 +197,9 @@ def run_eto(
                 explore_stage(cfg, envs, it, model, _explore_tasks(cfg, envs, experts), progress)
             if not it.done("paired"):
                 explored = latest_samples(read_trajectories(it / "explore.jsonl"))
-                pairs = build_pairs(experts, explored, cfg.rejected_extra_rounds, cfg.pair_cut, cfg.pair_by)
+                pairs = build_pairs(
+                    experts, explored, cfg.rejected_extra_rounds, cfg.pair_cut, cfg.pair_by, cfg.pair_with
+                )
                 write_pairs(it / "pairs.jsonl", pairs)
                 it.mark("paired", explored=len(explored), pairs=len(pairs))
             if not it.done("trained"):
