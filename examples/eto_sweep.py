@@ -40,23 +40,24 @@ KEYS = {
 }
 #: per-iteration lists, comma-separated: betas=0,0.1 lrs=1e-3,1e-5
 LIST_KEYS = {"betas": "iteration_betas", "lrs": "iteration_learning_rates"}
+#: settings taken as text, under ETOSettings' own field names
+TEXT_KEYS = ("tasks", "cut", "by", "against", "loss", "span")
 
 
 def parse_setting(words: list[str]) -> ETOSettings:
     """``lr=1e-4 nll=1 tasks=explore cut=first_difference by=success against=own_best loss=ipo span=action``
-    -> ETOSettings (``beta``,
-    ``k``, ``t``, ``it``, and per iteration ``betas=0,0.1 lrs=1e-3,1e-5`` too)."""
+    -> ETOSettings (``beta``, ``k``, ``t``, ``it``, and per iteration ``betas=0,0.1 lrs=1e-3,1e-5`` too)."""
     values = {}
     for word in words:
         key, _, value = word.partition("=")
-        if key in ("tasks", "cut", "by", "against", "loss", "span"):
+        if key in TEXT_KEYS:
             values[key] = value
         elif key in KEYS:
             values[KEYS[key]] = int(value) if key in ("k", "it") else float(value)
         elif key in LIST_KEYS:
             values[LIST_KEYS[key]] = tuple(float(v) for v in value.split(","))
         else:
-            names = [*KEYS, *LIST_KEYS, "tasks", "cut", "by", "against", "loss", "span"]
+            names = [*KEYS, *LIST_KEYS, *TEXT_KEYS]
             raise SystemExit(f"unknown setting {key!r}: use {', '.join(names)}")
     return ETOSettings(**values)
 

@@ -87,11 +87,11 @@ def build_pairs(
     by_item = best_per_item(experts if pair_with == "expert" else explored)
     pairs, seen = [], set()
     for t in explored:
-        expert = by_item.get(t.item_id)
-        if expert is None or content_key(t) in seen:
+        winner = by_item.get(t.item_id)  # the expert's trajectory, or the agent's own best
+        if winner is None or content_key(t) in seen:
             continue
         seen.add(content_key(t))
-        pair = make_pair(expert, t, extra_rounds, cut, by)
+        pair = make_pair(winner, t, extra_rounds, cut, by)
         if pair is not None:
             pairs.append(pair)
     return pairs
