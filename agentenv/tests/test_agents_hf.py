@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -114,6 +116,16 @@ def test_sampling_is_reproducible_per_episode(tiny):
     assert sample(batch_size=3, seed=8) != first
     greedy = play(make_agent(tiny), make_episodes(3), rounds=2)
     assert greedy != first
+
+
+def test_cache_goes_under_the_forward_argument_of_this_transformers(tiny):
+    """transformers 5.24 renamed forward's ``past_key_values`` to ``cache``; the old name warns, and is to go
+    in 5.40."""
+    agent = make_agent(tiny)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        play(agent, make_episodes(2), rounds=2)
+    assert not [w for w in caught if "past_key_values" in str(w.message)]
 
 
 def test_context_overflow_stops_episode(tiny):

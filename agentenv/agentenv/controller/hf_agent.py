@@ -20,6 +20,7 @@ How a round runs (``HFAgent._generate``):
 
 from __future__ import annotations
 
+import inspect
 import os
 import zlib
 from dataclasses import dataclass, field
@@ -103,6 +104,7 @@ class HFAgent(Agent):
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.device = next(model.parameters()).device
+        self._cache_argument = _cache_argument(model)
         self.name = f"hf:{model_path if model_path is not None else model.name_or_path}"
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
@@ -245,8 +247,8 @@ class HFAgent(Agent):
                 input_ids=tokens[:, start : start + width],
                 attention_mask=_attention_mask(real, start, width, self.model.dtype),
                 position_ids=positions[:, start : start + width],
-                past_key_values=cache,
                 use_cache=True,
+                **{self._cache_argument: cache},
                 logits_to_keep=1,
             ).logits[:, -1].float()
             next_tokens = self._choose(logits, rows)
@@ -342,6 +344,12 @@ def _attention_mask(real: torch.Tensor, start: int, width: int, dtype: torch.dty
     allowed[:, torch.arange(width, device=real.device), query_cols] = True
     mask = torch.zeros(allowed.shape, dtype=dtype, device=real.device)
     return mask.masked_fill_(~allowed, torch.finfo(dtype).min)[:, None]
+
+
+def _cache_argument(model: Any) -> str:
+    """The name under which ``model.forward`` takes a KV cache: ``cache`` from transformers 5.24 on, where
+    ``past_key_values`` is deprecated (and goes in 5.40), ``past_key_values`` before."""
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:
