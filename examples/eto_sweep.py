@@ -27,7 +27,8 @@ from cpu_experiment import (  # examples/, beside this file
 from rich.console import Console
 from rich.table import Table
 
-from agentenv.trainer.eto import run_eto
+from agentenv.trainer.config_args import field_defaults
+from agentenv.trainer.eto import ETOConfig, run_eto
 
 console = Console()
 KEYS = {
@@ -72,7 +73,8 @@ def sweep_rows(out: Path) -> list[dict]:
     """One row per setting folder and ETO iteration under the sweep folder ``out``, from every run so far."""
     rows = []
     for run in sorted(p for p in out.iterdir() if (p / "summary.json").exists()):
-        cfg = json.loads((run / "run_config.json").read_text())
+        # runs made before a setting existed ran at its default, which their run_config.json leaves out
+        cfg = field_defaults(ETOConfig) | json.loads((run / "run_config.json").read_text())
         for it in json.loads((run / "summary.json").read_text())["iterations"][1:]:
             trained = json.loads((run / f"iter_{it['iteration']}" / "stages.json").read_text())["trained"]
             rows.append(
@@ -81,12 +83,12 @@ def sweep_rows(out: Path) -> list[dict]:
                     "iteration": it["iteration"],
                     "learning_rate": trained.get("learning_rate", cfg["learning_rate"]),
                     "beta": trained.get("beta", cfg["beta"]),
-                    "nll_weight": cfg.get("nll_weight", 0.0),
-                    "pair_cut": cfg.get("pair_cut", "trajectory"),
-                    "pair_by": cfg.get("pair_by", "reward"),
-                    "pair_with": cfg.get("pair_with", "expert"),
-                    "loss_type": cfg.get("loss_type", "sigmoid"),
-                    "preference_span": cfg.get("preference_span", "turn"),
+                    "nll_weight": cfg["nll_weight"],
+                    "pair_cut": cfg["pair_cut"],
+                    "pair_by": cfg["pair_by"],
+                    "pair_with": cfg["pair_with"],
+                    "loss_type": cfg["loss_type"],
+                    "preference_span": cfg["preference_span"],
                     "explore_tasks": len(cfg["explore_tasks"]),
                     "samples": cfg["samples_per_instruction"],
                     "temperature": cfg["explore_temperature"],

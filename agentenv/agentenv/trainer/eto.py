@@ -80,7 +80,8 @@ def build_pairs(
     (cut as :func:`~agentenv.trainer.dpo.make_pair` says), or with ``pair_with="own_best"`` against the
     best explored trajectory of its instruction.
 
-    Explored trajectories without an expert one, ties and repeats (same text) give no pair.
+    Explored trajectories with nothing to pair with (no expert trajectory of their instruction), ties and
+    repeats (same text) give no pair.
     """
     check_pair_with(pair_with)
     explored = list(explored)
