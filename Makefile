@@ -2,7 +2,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test lint bench
+.PHONY: setup demo test test-lowest lint bench
 
 setup:
 	@bash scripts/setup.sh
@@ -12,6 +12,11 @@ demo: setup
 
 test: setup
 	$(PY) -m pytest -q
+
+# The suite against the lowest versions our pyproject files allow (.ci/lowest-versions.txt), in its own venv.
+test-lowest:
+	@VENV=.venv-lowest CONSTRAINTS=.ci/lowest-versions.txt bash scripts/setup.sh
+	.venv-lowest/bin/python -m pytest -q
 
 lint: setup
 	$(VENV)/bin/ruff check agentenv agentenv-* examples benchmarks

@@ -6,6 +6,11 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 STAMP="$VENV/.agentenv-installed"
 SOURCES=(scripts/setup.sh agentenv/pyproject.toml agentenv-*/pyproject.toml)
+# CONSTRAINTS: a pip constraints file to install against (`make test-lowest` gives the lowest versions)
+if [ -n "${CONSTRAINTS:-}" ]; then
+    export PIP_CONSTRAINT="$PWD/$CONSTRAINTS"
+    SOURCES+=("$CONSTRAINTS")
+fi
 
 if [ -f "$STAMP" ] && [ -z "$(find "${SOURCES[@]}" -newer "$STAMP" 2>/dev/null)" ]; then
     exit 0
