@@ -8,7 +8,7 @@ STAMP="$VENV/.agentenv-installed"
 SOURCES=(scripts/setup.sh agentenv/pyproject.toml agentenv-*/pyproject.toml)
 # CONSTRAINTS: a pip constraints file to install against (`make test-lowest` gives the lowest versions)
 if [ -n "${CONSTRAINTS:-}" ]; then
-    export PIP_CONSTRAINT="$PWD/$CONSTRAINTS"
+    export PIP_CONSTRAINT="$(realpath "$CONSTRAINTS")"
     SOURCES+=("$CONSTRAINTS")
 fi
 
