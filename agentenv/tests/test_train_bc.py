@@ -113,6 +113,43 @@ def test_finished_run_is_not_repeated(base_model, data, tmp_path):
     assert (out / "model.safetensors").stat().st_mtime_ns == stamp
 
 
+class OtherProcess:
+    """What save_final sees on a process other than the main one under ZeRO-3: DeepSpeed gathers the
+    weights onto the main process only and gives the others None."""
+
+    is_main_process = False
+
+    def wait_for_everyone(self) -> None:
+        pass
+
+    def get_state_dict(self, model):
+        return None
+
+    def unwrap_model(self, model):
+        return model
+
+    def save(self, obj, path) -> None:
+        import torch
+
+        torch.save(obj, path)
+
+
+def test_only_the_main_process_writes_the_model(base_model, data, tmp_path):
+    """A process other than the main one writes nothing: its copy of the weights (ZeRO-3's empty shards)
+    could overwrite the main process's model.safetensors (seen on transformers 4.57, which writes weight
+    files on every process whatever is_main_process says)."""
+    from transformers import AutoModelForCausalLM
+
+    from agentenv.trainer.engine import load_tokenizer, save_final
+
+    cfg = config(base_model, data, tmp_path / "bc")
+    model = AutoModelForCausalLM.from_pretrained(base_model)
+    save_final(cfg, OtherProcess(), model, load_tokenizer(cfg), steps=1)
+    out = Path(cfg.output_dir)
+    written = sorted(p.name for p in out.iterdir()) if out.exists() else []
+    assert written == [], f"a non-main process wrote {written}"
+
+
 def torchrun_bc(out: Path, base_model: Path, data: Path, *options: str) -> None:
     """BC of the tiny Llama by 2 CPU processes under torchrun (4 steps of batch 2 each, a global 4)."""
     # a free port of our own: torchrun's "--master_port 0" hangs at exit on torch 2.13

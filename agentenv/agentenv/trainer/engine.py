@@ -416,14 +416,14 @@ def save_final(cfg: TrainConfig, accelerator, model, tokenizer, steps: int) -> N
     """Save the trained model + tokenizer in Hugging Face format, then mark the run done."""
     out = Path(cfg.output_dir)
     accelerator.wait_for_everyone()
-    state_dict = accelerator.get_state_dict(model)  # gathers ZeRO-3 shards on every process
+    state_dict = accelerator.get_state_dict(model)  # every process takes part; ZeRO-3 gathers onto the main one
     unwrapped = accelerator.unwrap_model(model)
     if unwrapped.config.use_cache is False:
         unwrapped.config.use_cache = True  # checkpointing turned it off for training, not for inference
-    unwrapped.save_pretrained(
-        out, is_main_process=accelerator.is_main_process, save_function=accelerator.save, state_dict=state_dict
-    )
     if accelerator.is_main_process:
+        # only here: other processes hold no gathered weights (DeepSpeed gives them None), and transformers 4.x
+        # writes the weights file on every process, so theirs (ZeRO-3's empty shards) could overwrite this one
+        unwrapped.save_pretrained(out, save_function=accelerator.save, state_dict=state_dict)
         tokenizer.save_pretrained(out)
         if cfg.delete_checkpoints_when_done:
             shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
