@@ -15,8 +15,7 @@ test: setup
 
 # The suite against the lowest versions our pyproject files allow (.ci/lowest-versions.txt), in its own venv.
 test-lowest:
-	@VENV=.venv-lowest CONSTRAINTS=.ci/lowest-versions.txt bash scripts/setup.sh
-	.venv-lowest/bin/python -m pytest -q
+	@$(MAKE) --no-print-directory test VENV=.venv-lowest CONSTRAINTS=.ci/lowest-versions.txt
 
 lint: setup
 	$(VENV)/bin/ruff check agentenv agentenv-* examples benchmarks
