@@ -8,7 +8,8 @@ STAMP="$VENV/.agentenv-installed"
 SOURCES=(scripts/setup.sh agentenv/pyproject.toml agentenv-*/pyproject.toml)
 # CONSTRAINTS: a pip constraints file to install against (`make test-lowest` gives the lowest versions)
 if [ -n "${CONSTRAINTS:-}" ]; then
-    export PIP_CONSTRAINT="$(realpath "$CONSTRAINTS")"
+    PIP_CONSTRAINT=$(realpath -e "$CONSTRAINTS")  # a missing file stops here, not in the stamp check below
+    export PIP_CONSTRAINT
     SOURCES+=("$CONSTRAINTS")
 fi
 

@@ -128,11 +128,6 @@ class OtherProcess:
     def unwrap_model(self, model):
         return model
 
-    def save(self, obj, path) -> None:
-        import torch
-
-        torch.save(obj, path)
-
 
 def test_only_the_main_process_writes_the_model(base_model, data, tmp_path):
     """A process other than the main one writes nothing: its copy of the weights (ZeRO-3's empty shards)

@@ -423,7 +423,7 @@ def save_final(cfg: TrainConfig, accelerator, model, tokenizer, steps: int) -> N
     if accelerator.is_main_process:
         # only here: other processes hold no gathered weights (DeepSpeed gives them None), and transformers 4.x
         # writes the weights file on every process, so theirs (ZeRO-3's empty shards) could overwrite this one
-        unwrapped.save_pretrained(out, save_function=accelerator.save, state_dict=state_dict)
+        unwrapped.save_pretrained(out, state_dict=state_dict)
         tokenizer.save_pretrained(out)
         if cfg.delete_checkpoints_when_done:
             shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
