@@ -194,3 +194,19 @@ def test_rollout_generates_one_batch_per_round(tiny):
     assert len(batch_sizes) == 6 * 4  # 6 generation rounds (4+2 episodes, 3 rounds each), 4 tokens each
     assert agent._caches == {} and source.live_sessions == 0  # caches freed, sessions closed
     assert all(len(ep.trajectory.conversations) == 2 + 2 * 3 for ep in episodes)
+
+
+def test_samples_do_not_depend_on_when_batch_mates_stop(tiny):
+    """A row that has stopped draws nothing more, so its episode's next sample is the same as when alone."""
+
+    def episodes(indices) -> list[Episode]:
+        eps = make_episodes(len(indices), offset=indices[0]) if len(indices) == 1 else make_episodes(len(indices))
+        for ep in eps:
+            ep.temperature, ep.seed = 1.5, 100 + ep.data_idx
+        return eps
+
+    together = play(make_agent(tiny, max_new_tokens=24, batch_size=8), episodes(range(6)), rounds=3)
+    alone = [play(make_agent(tiny, max_new_tokens=24), episodes([i]), rounds=3)[0] for i in range(6)]
+    lengths = {len(reply) for replies in together for reply in replies}
+    assert len(lengths) > 1, "rows should stop at different lengths for this test to mean anything"
+    assert together == alone

@@ -251,7 +251,7 @@ class HFAgent(Agent):
                 **{self._cache_argument: cache},
                 logits_to_keep=1,
             ).logits[:, -1].float()
-            next_tokens = self._choose(logits, rows)
+            next_tokens = self._choose(logits, rows, active)
             for b in active.nonzero().flatten().tolist():
                 generated[b].append(int(next_tokens[b]))
             fed = active.clone()  # rows that produced a real token this step
@@ -272,11 +272,15 @@ class HFAgent(Agent):
         self.stats["generated_tokens"] += sum(len(g) for g in generated)
         return [self.decode_reply(g) for g in generated]
 
-    def _choose(self, logits: torch.Tensor, rows: list[_Row]) -> torch.Tensor:
-        """Next token per row: argmax, or a sample at the row's temperature with nucleus ``top_p``."""
+    def _choose(self, logits: torch.Tensor, rows: list[_Row], active: torch.Tensor) -> torch.Tensor:
+        """Next token per row: argmax, or a sample at the row's temperature with nucleus ``top_p``.
+
+        Rows no longer ``active`` are not sampled: a draw would advance their generator, and an episode's
+        next reply would then depend on how long the other replies in its batch ran.
+        """
         choice = logits.argmax(-1)
         for b, row in enumerate(rows):
-            if row.temperature <= 0:
+            if row.temperature <= 0 or not active[b]:
                 continue
             probs = torch.softmax(logits[b] / row.temperature, dim=-1)
             if self.top_p < 1.0:
