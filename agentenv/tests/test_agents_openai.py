@@ -178,3 +178,30 @@ def test_connection_retries_are_bounded():
         assert agent.stats["retries"] == 2
     finally:
         sock.close()
+
+
+def test_close_does_not_wait_out_the_retries():
+    """An interrupted run closes the agent; requests in flight stop at their next backoff, not after all retries."""
+    fake = FakeModelServer(always_fail=True)
+    with serving(fake.app) as url:
+        agent = OpenAIAgent("tiny", url, max_retries=5, backoff_s=60, max_backoff_s=60, concurrency=2)
+        outcome: list[BaseException] = []
+
+        def act():
+            try:
+                run_guess(agent, [0, 1], concurrency=2)
+            except BaseException as exc:  # noqa: BLE001 - the test inspects it
+                outcome.append(exc)
+
+        thread = threading.Thread(target=act, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 10
+        while agent.stats["retries"] < 2 and time.monotonic() < deadline:  # both requests are in backoff
+            time.sleep(0.01)
+        closer = threading.Thread(target=agent.close, daemon=True)
+        closer.start()
+        closer.join(timeout=10)
+        thread.join(timeout=10)
+        assert not closer.is_alive() and not thread.is_alive(), "close waited for the 60 s backoffs"
+    assert isinstance(outcome[0], AgentError) and "closed" in str(outcome[0])
+    assert len(fake.requests) == 2

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import random
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
@@ -70,6 +69,7 @@ class OpenAIAgent(Agent):
         )
         self._pool = ThreadPoolExecutor(concurrency, thread_name_prefix="openai-agent")
         self._lock = threading.Lock()
+        self._closing = threading.Event()
         #: request counts since construction
         self.stats = {"requests": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
 
@@ -87,7 +87,10 @@ class OpenAIAgent(Agent):
         }
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True)
+        # Don't wait out the retries of requests in flight (an interrupted run against a stalled endpoint
+        # would hang for minutes): they stop at their next attempt or backoff.
+        self._closing.set()
+        self._pool.shutdown(wait=False, cancel_futures=True)
         self._client.close()
 
     def request_body(self, episode: Episode) -> dict[str, Any]:
@@ -105,6 +108,8 @@ class OpenAIAgent(Agent):
     def _reply(self, episode: Episode) -> str:
         body = self.request_body(episode)
         for attempt in range(self.max_retries + 1):
+            if self._closing.is_set():
+                raise AgentError(f"{self.url}: the agent was closed")
             try:
                 response = self._client.post(self.url, json=body)
             except httpx.TransportError as exc:
@@ -122,7 +127,7 @@ class OpenAIAgent(Agent):
                 with self._lock:
                     self.stats["retries"] += 1
                 delay = min(self.max_backoff_s, self.backoff_s * 2**attempt)
-                time.sleep(delay * random.uniform(0.5, 1.0))
+                self._closing.wait(delay * random.uniform(0.5, 1.0))
         raise AgentError(f"{self.url}: gave up after {self.max_retries + 1} attempts; last: {failure}")
 
     def _content(self, data: dict[str, Any]) -> str:
