@@ -101,6 +101,38 @@ def test_an_interrupted_run_resumes_without_duplicates_or_gaps(tmp_path):
     assert third.calls == 0  # nothing left to do
 
 
+def test_a_line_cut_inside_a_character_does_not_stop_the_resume(tmp_path):
+    out = tmp_path / "results.jsonl"
+    evaluate(ExpertAgent(), tasks(range(3)), out, sources=LOCAL, progress=False)
+    with out.open("ab") as f:  # killed while writing "café": the line ends inside the two bytes of "é"
+        f.write('{"item_id": "guess_3", "note": "café"'.encode()[:-2])
+    report = evaluate(ExpertAgent(), tasks(range(5)), out, sources=LOCAL, progress=False)
+    assert report.row().n == 5
+    assert sorted(t.item_id for t in read_trajectories(out)) == [f"guess_{i}" for i in range(5)]
+
+
+def test_results_must_go_to_a_jsonl_file(tmp_path):
+    agent = Counter()
+    with pytest.raises(ValueError, match="must end in .jsonl"):
+        evaluate(agent, tasks(range(3)), tmp_path / "results.json", sources=LOCAL, progress=False)
+    assert agent.calls == 0 and not list(tmp_path.iterdir())
+    with pytest.raises(SystemExit):
+        cli("eval", "--agent", "expert", "--env", "guess", "--out", str(tmp_path / "results.json"))
+
+
+def test_its_own_clients_are_closed_when_the_server_is_unreachable(tmp_path, monkeypatch):
+    from agentenv.controller import sources
+    from agentenv.envs.errors import ServerUnreachable
+
+    made = []
+    monkeypatch.setattr(sources.RemoteEnv, "close", lambda self: made.append(self) or self.pool.close())
+    with running_server([GuessEnv]) as url:
+        pass  # the server is gone: nothing listens at url now
+    with pytest.raises(ServerUnreachable):
+        evaluate(Counter(), [EvalTask("guess", url, 0)], tmp_path / "r.jsonl", progress=False)
+    assert len(made) == 1
+
+
 def test_samples_per_task_and_per_episode_seeds(tmp_path):
     out = tmp_path / "samples.jsonl"
     agent = Counter()

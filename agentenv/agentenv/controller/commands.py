@@ -51,9 +51,15 @@ def _add_task_options(p: argparse.ArgumentParser, default_split: str) -> None:
     which.add_argument("--indices", help="task indices: START:STOP[:STEP] or a comma list")
     p.add_argument("--limit", type=int, help="at most this many tasks per env")
     p.add_argument("--concurrency", type=int, default=16, help="episodes run at once")
-    p.add_argument("--out", required=True, help="results file (AgentTraj JSONL)")
+    p.add_argument("--out", required=True, type=_jsonl_path, help="results file (AgentTraj JSONL, .jsonl)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(default_split=default_split)
+
+
+def _jsonl_path(text: str) -> str:
+    if not text.endswith(".jsonl"):
+        raise argparse.ArgumentTypeError(f"{text!r} must end in .jsonl: episodes are appended one a line")
+    return text
 
 
 def run_eval(args: argparse.Namespace) -> int:

@@ -13,7 +13,8 @@ import os
 import sys
 import time
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,79 +64,78 @@ def evaluate(
     finished by earlier runs.
     """
     out_path = Path(out_path)
+    if out_path.suffix != ".jsonl":
+        raise ValueError(f"results file {out_path} must end in .jsonl: episodes are appended one a line")
     tasks = list({(t.env, t.data_idx): t for t in tasks}.values())  # the same task twice is one task
-    envs = _sources(tasks, sources)
-    own_sources = [source for env, source in envs.items() if not (sources and env in sources)]
-    rollout = Rollout(agent, envs, concurrency=concurrency, max_rounds=max_rounds)
-    infos = {env: rollout.info(env) for env in envs}
-    wanted = {(f"{t.env}_{t.data_idx}", k) for t in tasks for k in range(samples_per_task)}
-    previous = _latest(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted)
-    done = {(t.item_id, _sample(t)) for t in previous}
-    todo = [
-        RolloutTask(t.env, t.data_idx, k, temperature, episode_seed(seed, f"{t.env}_{t.data_idx}", k))
-        for t in tasks
-        for k in range(samples_per_task)
-        if (f"{t.env}_{t.data_idx}", k) not in done
-    ]
-    settings = {
-        "agent": agent.settings(),
-        "temperature": temperature,
-        "seed": seed,
-        "samples_per_task": samples_per_task,
-        "max_rounds": {env: rollout.max_rounds(env) for env in envs},
-        "concurrency": concurrency,
-        "envs": {
-            env: {
-                "instruction": info.get("instruction", ""),
-                "version": info.get("version", ""),
-                "reward_range": info.get("reward_range"),
-                "base_urls": getattr(envs[env], "base_urls", []),
-            }
-            for env, info in infos.items()
-        },
-    }
-    meta_path = out_path.with_suffix(".meta.json")
-    run_record = _record_run_start(meta_path, settings, n_tasks=len(wanted), n_todo=len(todo))
+    with _env_sources(tasks, sources) as envs:
+        rollout = Rollout(agent, envs, concurrency=concurrency, max_rounds=max_rounds)
+        infos = {env: rollout.info(env) for env in envs}
+        wanted = {(f"{t.env}_{t.data_idx}", k) for t in tasks for k in range(samples_per_task)}
+        previous = _latest(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted)
+        done = {(t.item_id, _sample(t)) for t in previous}
+        todo = [
+            RolloutTask(t.env, t.data_idx, k, temperature, episode_seed(seed, f"{t.env}_{t.data_idx}", k))
+            for t in tasks
+            for k in range(samples_per_task)
+            if (f"{t.env}_{t.data_idx}", k) not in done
+        ]
+        settings = {
+            "agent": agent.settings(),
+            "temperature": temperature,
+            "seed": seed,
+            "samples_per_task": samples_per_task,
+            "max_rounds": {env: rollout.max_rounds(env) for env in envs},
+            "concurrency": concurrency,
+            "envs": {
+                env: {
+                    "instruction": info.get("instruction", ""),
+                    "version": info.get("version", ""),
+                    "reward_range": info.get("reward_range"),
+                    "base_urls": getattr(envs[env], "base_urls", []),
+                }
+                for env, info in infos.items()
+            },
+        }
+        meta_path = out_path.with_suffix(".meta.json")
+        run_record = _record_run_start(meta_path, settings, n_tasks=len(wanted), n_todo=len(todo))
 
-    errors = 0
-    bar = tqdm(total=len(wanted), initial=len(done), desc=f"eval {agent.name}", disable=not progress, file=sys.stderr)
-    successes = sum(t.success for t in previous)
+        errors = 0
+        bar = tqdm(total=len(wanted), initial=len(done), desc=f"eval {agent.name}", disable=not progress, file=sys.stderr)
+        successes = sum(t.success for t in previous)
 
-    def record(ep: Episode) -> None:
-        nonlocal errors, successes
-        if ep.stop_reason == "error":
-            errors += 1
-            tqdm.write(f"[agentenv] {ep.item_id} (sample {ep.sample}): {ep.error}", file=sys.stderr)
-            return
-        traj = ep.trajectory
-        traj.meta.update(
-            normalised_score=normalised(traj.reward, infos[ep.env]["reward_range"]),
-            temperature=temperature,
-            seed=seed,
+        def record(ep: Episode) -> None:
+            nonlocal errors, successes
+            if ep.stop_reason == "error":
+                errors += 1
+                tqdm.write(f"[agentenv] {ep.item_id} (sample {ep.sample}): {ep.error}", file=sys.stderr)
+                return
+            traj = ep.trajectory
+            traj.meta.update(
+                normalised_score=normalised(traj.reward, infos[ep.env]["reward_range"]),
+                temperature=temperature,
+                seed=seed,
+            )
+            append_trajectory(out_path, traj)
+            successes += traj.success
+            bar.update(1)
+            bar.set_postfix(success=f"{successes / max(bar.n, 1):.0%}", refresh=False)
+
+        try:
+            rollout.run(todo, on_finish=record)
+        finally:
+            bar.close()
+            _record_run_end(meta_path, run_record, errors)
+
+        report = build_report(
+            _latest(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted),
+            {env: info["reward_range"] for env, info in infos.items()},
+            errors=errors,
+            settings=settings,
         )
-        append_trajectory(out_path, traj)
-        successes += traj.success
-        bar.update(1)
-        bar.set_postfix(success=f"{successes / max(bar.n, 1):.0%}", refresh=False)
-
-    try:
-        rollout.run(todo, on_finish=record)
-    finally:
-        bar.close()
-        for source in own_sources:
-            source.close()
-        _record_run_end(meta_path, run_record, errors)
-
-    report = build_report(
-        _latest(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted),
-        {env: info["reward_range"] for env, info in infos.items()},
-        errors=errors,
-        settings=settings,
-    )
-    report.save(out_path.with_suffix(""))
-    if print_table:
-        report.print(title=f"{agent.name}: {out_path}")
-    return report
+        report.save(out_path.with_suffix(""))
+        if print_table:
+            report.print(title=f"{agent.name}: {out_path}")
+        return report
 
 
 def collect(
@@ -168,7 +168,9 @@ def episode_seed(seed: int, item_id: str, sample: int) -> int:
 
 
 # --- helpers ---------------------------------------------------------------------------------------
-def _sources(tasks: list[EvalTask], given: Mapping[str, EnvSource] | None) -> dict[str, EnvSource]:
+@contextmanager
+def _env_sources(tasks: list[EvalTask], given: Mapping[str, EnvSource] | None) -> Iterator[dict[str, EnvSource]]:
+    """Each env's source: the ``given`` one, else a :class:`RemoteEnv` on the tasks' URLs, closed on exit."""
     urls: dict[str, list[str]] = {}
     for t in tasks:
         env_urls = urls.setdefault(t.env, [])
@@ -176,14 +178,20 @@ def _sources(tasks: list[EvalTask], given: Mapping[str, EnvSource] | None) -> di
             if url not in env_urls:
                 env_urls.append(url)
     envs: dict[str, EnvSource] = {}
-    for env, env_urls in urls.items():
-        if given and env in given:
-            envs[env] = given[env]
-        elif env_urls:
-            envs[env] = RemoteEnv(env, env_urls)
-        else:
-            raise ValueError(f"no server URL for env {env!r}")
-    return envs
+    own: list[EnvSource] = []
+    try:
+        for env, env_urls in urls.items():
+            if given and env in given:
+                envs[env] = given[env]
+            elif env_urls:
+                envs[env] = RemoteEnv(env, env_urls)
+                own.append(envs[env])
+            else:
+                raise ValueError(f"no server URL for env {env!r}")
+        yield envs
+    finally:
+        for source in own:
+            source.close()
 
 
 def _sample(t: Trajectory) -> int:

@@ -88,22 +88,23 @@ class Trajectory:
 def read_trajectories(path: str | os.PathLike) -> Iterator[Trajectory]:
     """Read a ``.jsonl`` file (one object a line) or a ``.json`` file (a list), as AgentGym releases them.
 
-    A truncated last line (a run killed mid-write) is skipped, so resuming never fails on it.
+    A truncated last line (a run killed mid-write, even inside a multi-byte character) is skipped, so
+    resuming never fails on it.
     """
     path = Path(path)
     if path.suffix == ".json":
-        with path.open() as f:
+        with path.open(encoding="utf-8") as f:
             for d in json.load(f):
                 yield Trajectory.from_json(d)
         return
-    with path.open() as f:
+    with path.open("rb") as f:  # bytes: a line cut inside a UTF-8 character must not stop the reading
         for line in f:
             line = line.strip()
             if not line:
                 continue
             try:
                 d = json.loads(line)
-            except json.JSONDecodeError:
+            except ValueError:  # JSONDecodeError or UnicodeDecodeError
                 continue
             yield Trajectory.from_json(d)
 
@@ -114,7 +115,7 @@ def write_trajectories(path: str | os.PathLike, trajectories: Iterable[Trajector
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     n = 0
-    with tmp.open("w") as f:
+    with tmp.open("w", encoding="utf-8") as f:
         for t in trajectories:
             f.write(json.dumps(t.to_json(), ensure_ascii=False) + "\n")
             n += 1
@@ -128,7 +129,7 @@ def append_trajectory(path: str | os.PathLike, trajectory: Trajectory | dict[str
     line = json.dumps(d, ensure_ascii=False) + "\n"
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as f:
+    with path.open("a", encoding="utf-8") as f:
         # a partial line left by a kill would swallow this one: start on a fresh line
         if f.tell() > 0:
             with path.open("rb") as r:
