@@ -142,6 +142,41 @@ def test_one_dpo_step_raises_the_chosen_minus_rejected_log_ratio(base_model, tmp
     assert [d["chosen"] for d in saved] == pytest.approx(before_c.tolist(), rel=1e-5)
 
 
+def test_given_reference_values_are_used_only_for_the_tokens_they_cover(base_model):
+    from agentenv.trainer.engine import TrainConfig, load_tokenizer
+
+    tokenizer = load_tokenizer(TrainConfig(model=str(base_model), output_dir=""))
+    given = [dataclasses.replace(p, ref_chosen_logp=-1.5, ref_rejected_logp=-2.5) for p in pairs()]
+    (whole,), _ = tokenize_pairs(given[:1], tokenizer, 1024)
+    assert (whole["ref_chosen"], whole["ref_rejected"]) == (-1.5, -2.5)
+    (action,), _ = tokenize_pairs(given[:1], tokenizer, 1024, "action")  # they cover whole turns
+    assert (action["ref_chosen"], action["ref_rejected"]) == (None, None)
+    # a max_length that cuts the rejected side's last turn but not the chosen side's
+    cut = len(whole["rejected_input_ids"]) - 3
+    assert len(whole["chosen_input_ids"]) <= cut
+    (short,), _ = tokenize_pairs(given[:1], tokenizer, cut)
+    assert (short["ref_chosen"], short["ref_rejected"]) == (-1.5, None)
+
+
+def test_saved_reference_values_of_other_settings_are_recomputed(base_model, tmp_path):
+    """A rerun in the same folder with another max_length or span must not reuse values over other tokens."""
+    import json
+
+    write_pairs(tmp_path / "pairs.jsonl", pairs())
+    out = tmp_path / "dpo"
+    out.mkdir()
+    stale = {"chosen": -1.0, "rejected": -9.0, "tokens": {"max_length": 64, "span": "turn"}}
+    (out / REFERENCE_FILE).write_text("".join(json.dumps({"pair": i} | stale) + "\n" for i in range(4)))
+    cfg = DPOConfig(
+        model=str(base_model), output_dir=str(out), pairs=[str(tmp_path / "pairs.jsonl")], max_length=1024,
+        max_steps=1, batch_size=4, learning_rate=1e-3, warmup_ratio=0.0, beta=0.1, seed=0,
+    )
+    (line,) = read_log(train_dpo(cfg))
+    assert line["loss"] == pytest.approx(math.log(2), abs=1e-5)  # recomputed: the policy is the reference
+    saved = [json.loads(s) for s in (out / REFERENCE_FILE).read_text().splitlines()]
+    assert saved[0]["tokens"] == {"max_length": 1024, "span": "turn"} and saved[0]["chosen"] != -1.0
+
+
 def test_nll_weight_adds_the_chosen_per_token_nll(base_model, tmp_path):
     """RPO's term: at step 1 (policy = reference) the loss is log 2 plus the weighted per-token NLL of the
     chosen side, averaged over pairs; after the step the chosen trajectories are likelier than after the

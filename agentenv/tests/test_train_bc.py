@@ -113,6 +113,52 @@ def test_finished_run_is_not_repeated(base_model, data, tmp_path):
     assert (out / "model.safetensors").stat().st_mtime_ns == stamp
 
 
+def test_packed_rows_give_the_loss_of_their_conversations_one_by_one(base_model, data, tmp_path):
+    """Conversations packed into one row do not see each other (the rows are padded to one length too)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from agentenv.data.tokenize import DataCollator
+    from agentenv.trainer.engine import load_tokenizer
+    from agentenv.trainer.losses import LanguageModelObjective
+
+    cfg = config(base_model, data, tmp_path / "bc", max_length=300)
+    tokenizer = load_tokenizer(cfg)
+    alone = build_examples(cfg, tokenizer)
+    packed = build_examples(config(base_model, data, tmp_path / "bc", max_length=300, packing=True), tokenizer)
+    assert len(packed) < len(alone) and len({len(row["input_ids"]) for row in packed}) > 1
+    model = AutoModelForCausalLM.from_pretrained(base_model)
+    collate, objective = DataCollator(tokenizer.pad_token_id), LanguageModelObjective()
+    with torch.no_grad():
+        one_by_one = sum(float(objective.loss_sum(model, collate([e]))[0]) for e in alone)
+        together = float(objective.loss_sum(model, collate(packed))[0])
+    assert together == pytest.approx(one_by_one, rel=1e-5)
+
+
+def test_a_run_killed_while_deleting_its_checkpoints_is_done(base_model, data, tmp_path, monkeypatch):
+    from agentenv.trainer import engine
+
+    def killed(path, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(engine.shutil, "rmtree", killed)
+    out = tmp_path / "bc"
+    with pytest.raises(KeyboardInterrupt):
+        train_bc(config(base_model, data, out, save_every=2))
+    assert is_done(out) and (out / "model.safetensors").exists()  # a rerun keeps the model, trains nothing
+
+
+def test_checkpoints_of_another_run_are_refused_or_cleared(base_model, data, tmp_path):
+    out = tmp_path / "bc"
+    train_bc(config(base_model, data, out, max_steps=6, save_every=1, delete_checkpoints_when_done=False))
+    (out / "train_state.json").unlink()  # an earlier, unfinished run of 6 steps left step-5 and step-6
+    with pytest.raises(ValueError, match="belongs to a run of 6 steps, this one has 4"):
+        train_bc(config(base_model, data, out, save_every=1))
+    train_bc(config(base_model, data, out, save_every=1, resume=False, delete_checkpoints_when_done=False))
+    assert sorted(p.name for p in (out / CHECKPOINTS).iterdir()) == ["step-2", "step-3"]  # this run's (4 is final)
+    assert [line["step"] for line in read_log(out)] == [1, 2, 3, 4]
+
+
 class OtherProcess:
     """What save_final sees on a process other than the main one under ZeRO-3: DeepSpeed gathers the
     weights onto the main process only and gives the others None."""

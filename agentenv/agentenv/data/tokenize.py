@@ -303,9 +303,8 @@ def tokenize_dataset(dataset, tokenizer, max_length: int | None = None, num_proc
 def pack_examples(examples: Sequence[dict[str, list[int]]], max_length: int) -> list[dict[str, list[int]]]:
     """Pack tokenized conversations into sequences of at most ``max_length`` tokens (first-fit decreasing).
 
-    Each packed row carries ``position_ids`` that restart at 0 for each conversation; attention
-    implementations that understand packed ``position_ids`` (flash-attention 2) keep the conversations
-    apart, others let later ones see earlier ones (the usual packing approximation).
+    Each packed row carries ``position_ids`` that restart at 0 for each conversation; the trainers pass
+    them without an attention mask, so transformers keeps the conversations of a row apart.
     """
     order = sorted(range(len(examples)), key=lambda i: -len(examples[i]["input_ids"]))
     bins: list[list[int]] = []

@@ -321,7 +321,10 @@ def tokenize_pairs(
 ) -> tuple[list[dict[str, Any]], int]:
     """Tokenized pairs (both sides with loss masks); returns ``(examples, dropped)`` where a pair is dropped
     when either side has no trained token within ``max_length``.  With ``preference_span="action"`` the
-    sides' labels cover the action lines only, and ``chosen_nll_labels`` the whole chosen turns."""
+    sides' labels cover the action lines only, and ``chosen_nll_labels`` the whole chosen turns.
+
+    A pair file's reference log-probabilities are kept only for a side trained as given (all its agent
+    turns, none cut by ``max_length``); otherwise they cover other tokens and are left to be recomputed."""
     from agentenv.data.tokenize import IGNORE_INDEX, encode_conversation
     from agentenv.react import ACTION_MARKER
 
@@ -339,8 +342,8 @@ def tokenize_pairs(
             "chosen_labels": chosen.labels,
             "rejected_input_ids": rejected.input_ids,
             "rejected_labels": rejected.labels,
-            "ref_chosen": pair.ref_chosen_logp,
-            "ref_rejected": pair.ref_rejected_logp,
+            "ref_chosen": pair.ref_chosen_logp if focus is None and not chosen.dropped_turns else None,
+            "ref_rejected": pair.ref_rejected_logp if focus is None and not rejected.dropped_turns else None,
         }
         if focus is not None:
             if all(t == IGNORE_INDEX for t in chosen.focus_labels + rejected.focus_labels):
@@ -405,8 +408,9 @@ def train_dpo(cfg: DPOConfig) -> Path:
             accelerator.print(f"dropped {dropped}/{len(pairs)} pairs with no trained turn within max_length")
         collate = PairCollator(tokenizer.pad_token_id)
         saved = out / REFERENCE_FILE
-        if saved.exists():
-            values = {d["pair"]: d for d in map(json.loads, saved.read_text().splitlines())}
+        tokens = {"max_length": cfg.max_length, "span": cfg.preference_span}  # what the saved values cover
+        values = {d["pair"]: d for d in map(json.loads, saved.read_text().splitlines())} if saved.exists() else {}
+        if values and all(values.get(e["pair"], {}).get("tokens") == tokens for e in examples):
             for e in examples:
                 e["ref_chosen"], e["ref_rejected"] = values[e["pair"]]["chosen"], values[e["pair"]]["rejected"]
         need_reference = any(e["ref_chosen"] is None or e["ref_rejected"] is None for e in examples)
@@ -417,7 +421,9 @@ def train_dpo(cfg: DPOConfig) -> Path:
             if accelerator.is_main_process:
                 out.mkdir(parents=True, exist_ok=True)
                 lines = [
-                    json.dumps({"pair": e["pair"], "chosen": e["ref_chosen"], "rejected": e["ref_rejected"]})
+                    json.dumps(
+                        {"pair": e["pair"], "chosen": e["ref_chosen"], "rejected": e["ref_rejected"], "tokens": tokens}
+                    )
                     for e in examples
                 ]
                 saved.write_text("".join(line + "\n" for line in lines))

@@ -124,10 +124,17 @@ def latest_checkpoint(output_dir: str | os.PathLike) -> Path | None:
 
 
 def read_log(output_dir: str | os.PathLike) -> list[dict[str, Any]]:
+    """The run's log lines (a line cut short by a kill is left out)."""
     p = Path(output_dir) / LOG_FILE
     if not p.exists():
         return []
-    return [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
+    lines = []
+    for line in p.read_bytes().splitlines():
+        try:
+            lines.append(json.loads(line))
+        except ValueError:
+            continue
+    return lines
 
 
 # --- setup -----------------------------------------------------------------------------------------------
@@ -309,11 +316,19 @@ def fit(
     start = 0
     checkpoint = latest_checkpoint(out) if cfg.resume else None
     if checkpoint is not None:
+        saved = json.loads((checkpoint / STATE_FILE).read_text())
+        if saved["total_steps"] != steps:
+            raise ValueError(
+                f"{checkpoint} belongs to a run of {saved['total_steps']} steps, this one has {steps}: "
+                "rerun with the first run's settings, or with --no-resume to start over"
+            )
         accelerator.load_state(str(checkpoint))
-        start = json.loads((checkpoint / STATE_FILE).read_text())["step"]
+        start = saved["step"]
         accelerator.print(f"resumed from {checkpoint} at step {start}/{steps}")
     if accelerator.is_main_process:
         out.mkdir(parents=True, exist_ok=True)
+        if not cfg.resume:  # an earlier run's checkpoints would outrank this run's when pruned or resumed
+            shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
         (out / "train_config.json").write_text(json.dumps(cfg.to_json(), indent=2))
         _truncate_log(out, start)
     if start == 0 and before_training is not None:
@@ -388,10 +403,8 @@ def peak_memory_gib(device) -> float:
 def _truncate_log(out: Path, step: int) -> None:
     """Drop log lines past the step a resumed run restarts from."""
     p = out / LOG_FILE
-    if not p.exists():
-        return
-    lines = [line for line in p.read_text().splitlines() if line.strip() and json.loads(line)["step"] <= step]
-    p.write_text("".join(line + "\n" for line in lines))
+    if p.exists():
+        p.write_text("".join(json.dumps(line) + "\n" for line in read_log(out) if line["step"] <= step))
 
 
 def save_checkpoint(cfg: TrainConfig, accelerator, step: int, steps: int) -> Path:
@@ -425,9 +438,12 @@ def save_final(cfg: TrainConfig, accelerator, model, tokenizer, steps: int) -> N
         # writes the weights file on every process, so theirs (ZeRO-3's empty shards) could overwrite this one
         unwrapped.save_pretrained(out, state_dict=state_dict)
         tokenizer.save_pretrained(out)
+        # done first: a run killed while deleting its checkpoints must not find neither and train again
+        done = out / (DONE_FILE + ".tmp")
+        done.write_text(json.dumps({"done": True, "steps": steps, "config": cfg.to_json()}, indent=2))
+        os.replace(done, out / DONE_FILE)
         if cfg.delete_checkpoints_when_done:
             shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
-        (out / DONE_FILE).write_text(json.dumps({"done": True, "steps": steps, "config": cfg.to_json()}, indent=2))
     accelerator.wait_for_everyone()
 
 

@@ -8,9 +8,14 @@ from agentenv.data.tokenize import IGNORE_INDEX
 
 
 def _forward_logits(model, batch: dict[str, Any]):
-    kwargs = {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
     if "position_ids" in batch:
-        kwargs["position_ids"] = batch["position_ids"]
+        # Packed rows: without an attention mask transformers reads the conversations' bounds from where the
+        # positions restart, and keeps them apart (sdpa, eager and flash-attention alike); with one, later
+        # conversations would see earlier ones.  Padding is on the right with no labels, so nothing real
+        # attends to it.
+        kwargs = {"input_ids": batch["input_ids"], "position_ids": batch["position_ids"]}
+    else:
+        kwargs = {"input_ids": batch["input_ids"], "attention_mask": batch["attention_mask"]}
     return model(**kwargs, use_cache=False).logits
 
 
