@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
-#: the marker before a ReAct reply's action (its last match in a reply)
-ACTION_MARKER = re.compile(r"^\s*Action\s*:\s*", re.IGNORECASE | re.MULTILINE)
-_THOUGHT = re.compile(r"^\s*Thought\s*:\s*", re.IGNORECASE | re.MULTILINE)
+#: the marker before a ReAct reply's action (its last match in a reply); it starts a line.  Only
+#: horizontal whitespace may precede it: ``^\s*`` would rescan every run of newlines from each of its
+#: lines, quadratic time on a reply of many newlines (a server's event loop blocked for seconds).
+ACTION_MARKER = re.compile(r"^[^\S\n]*Action[^\S\n]*:\s*", re.IGNORECASE | re.MULTILINE)
+_THOUGHT = re.compile(r"^[^\S\n]*Thought[^\S\n]*:\s*", re.IGNORECASE | re.MULTILINE)
 
 
 def parse_react(text: str) -> tuple[str, str]:

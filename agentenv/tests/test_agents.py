@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from agentenv.controller.agents import agent_from_spec
@@ -22,6 +25,8 @@ from test_controller_support import GuessEnv
         ("  action :  Go North  ", "", "Go North"),  # case and spacing of the marker
         ("Thought: a\nAction: one\nAction: two", "a\nAction: one", "two"),  # the last marker wins
         ("I will take Action: go", "", "I will take Action: go"),  # a marker must start a line
+        ("Thought: t\n\n \t\n  Action:\n\n go \n", "t", "go"),  # blank lines around the marker
+        ("\n" * 5 + "Action: go", "", "go"),
         ("move up", "", "move up"),  # a bare action
         ("Thought: only thinking", "", "Thought: only thinking"),  # no marker: all of it is the action
         ("Thought:\nhmm\nAction:", "hmm", ""),  # an empty action (the env answers "invalid")
@@ -32,6 +37,21 @@ from test_controller_support import GuessEnv
 def test_parse_react(reply, thought, action):
     assert parse_react(reply) == (thought, action)
     assert extract_action(reply) == action
+
+
+def test_parse_react_takes_linear_time_on_many_newlines():
+    """``^\\s*Action`` once rescanned a run of newlines from each of its lines: 100,000 newlines took
+    over a minute, blocking a server's event loop.  A hang guard, not a timing: the parse runs in a
+    subprocess (a regex holds the GIL, so a thread could not be given up on) and must simply finish."""
+    code = """if True:
+        from agentenv.react import parse_react
+        many = 100_000
+        replies = ["\\n" * many, "Thought: t" + "\\n" * many + "Action: go", " \\n" * many + "Action:"]
+        print([parse_react(r) for r in replies])
+    """
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[('', ''), ('t', 'go'), ('', '')]"
 
 
 def test_format_then_parse_round_trips():
