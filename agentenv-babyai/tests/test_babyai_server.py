@@ -47,6 +47,18 @@ def test_render_returns_a_png(base_url):
             http.post("/close", json={"id": sid})
 
 
+def test_render_before_the_first_reset_is_409_and_keeps_the_session(base_url):
+    with httpx.Client(base_url=f"{base_url}/babyai", timeout=30) as http:
+        sid = http.post("/create", json={}).json()["id"]
+        try:
+            early = http.get("/render", params={"id": sid})
+            assert early.status_code == 409 and "reset" in early.json()["error"]
+            assert http.post("/reset", json={"id": sid, "data_idx": 5}).status_code == 200
+            assert http.get("/render", params={"id": sid}).status_code == 200
+        finally:
+            http.post("/close", json={"id": sid})
+
+
 def test_agentgym_client_plays_a_whole_episode(base_url):
     """A client written only from AgentGym's BabyAI wire facts (DESIGN.md §3), at the server root:
     /create -> {id}; /reset {id, data_idx} -> {observation, reward, score, deleted, done};

@@ -71,6 +71,7 @@ class WordleEnv(Environment):
     wire_family: ClassVar[Literal["id", "env_idx"]] = "id"
     reset_index_field: ClassVar[str] = "seed"
     queries: ClassVar[dict[str, str]] = {"filtered_vocab": "filtered_vocab"}
+    queries_before_reset: ClassVar[frozenset[str]] = frozenset({"filtered_vocab"})  # AgentGym's client asks
     blocking: ClassVar[bool] = False
 
     def __init__(self) -> None:

@@ -76,10 +76,10 @@ class TextCraftEnv(Environment):
         """Start a task given by its goal item (AgentGym's ``/create {goal, commands}``)."""
         return self._start(custom_task(self.book, goal, commands))
 
-    def create(self, commands: str | None = None, goal: str | None = None, **_ignored: Any) -> str:
+    def create(self, /, commands: str | None = None, goal: str | None = None, **_ignored: Any) -> str:
         """AgentGym's ``/create``: start the given goal, or task 0.  ``minecraft_dir`` (a client-side
         path) lands in ``_ignored``: a server never reads a path a client sends."""
-        return self.reset_to_goal(goal, commands) if goal else self.reset(0)
+        return self.reset(0) if goal is None or goal == "" else self.reset_to_goal(goal, commands)
 
     def _start(self, task: Task) -> str:
         self.task = task

@@ -82,6 +82,10 @@ def resolve_goal(book: RecipeBook, goal: str) -> str:
 def custom_task(book: RecipeBook, goal: str, commands: str | None = None) -> Task:
     """A task given by its goal.  ``commands`` (newline-separated, as AgentGym's ``/create`` sends them)
     replaces the generated listing; without it the listing is generated with seed 0."""
+    if not isinstance(goal, str):
+        raise TypeError(f"goal must be an item name such as 'minecraft:stick', got {type(goal).__name__}")
+    if commands is not None and not isinstance(commands, str):
+        raise TypeError(f"commands must be one newline-separated string, got {type(commands).__name__}")
     item = resolve_goal(book, goal)
     if commands is None:
         return Task(item, _listing(book, item, random.Random(0)))

@@ -177,6 +177,15 @@ def test_create_resets_to_task_0_or_the_given_goal_and_ignores_minecraft_dir(env
         env.create(goal="minecraft:oak_log")  # a base item is not a goal
 
 
+@pytest.mark.parametrize(
+    "fields",
+    [{"goal": 5}, {"goal": ["minecraft:stick"]}, {"goal": "minecraft:stick", "commands": 7}],
+)
+def test_create_refuses_mistyped_fields_with_a_type_error(env, fields):
+    with pytest.raises(TypeError, match="must be"):
+        env.create(**fields)
+
+
 def test_detail_and_task_type(env):
     env.reset(543)
     detail = env.detail()

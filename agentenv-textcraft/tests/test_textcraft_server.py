@@ -119,3 +119,19 @@ def test_create_with_goal_and_commands_ignores_minecraft_dir(base_url):
             )
         finally:
             http.post("/close", json={"id": created["id"]})
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"goal": "nonexistent_item"}, "is not a craftable item"),
+        ({"goal": 5}, "goal must be an item name"),
+        ({"goal": "minecraft:stick", "commands": 7}, "commands must be one newline-separated string"),
+    ],
+)
+def test_bad_create_fields_are_422_and_leave_no_session(base_url, body, message):
+    with httpx.Client(base_url=base_url, timeout=30) as http:
+        live = http.get("/info").json()["live_sessions"]
+        refused = http.post("/create", json=body)
+        assert refused.status_code == 422 and message in refused.json()["error"]
+        assert http.get("/info").json()["live_sessions"] == live

@@ -65,6 +65,8 @@ class Environment(ABC):
     #: extra ``GET /<name>?id=`` routes: route name -> method name (no arguments, JSON-able result,
     #: or ``bytes`` served as ``image/png``)
     queries: ClassVar[dict[str, str]] = {}
+    #: the queries also answered before a session's first reset (the others answer 409 until then)
+    queries_before_reset: ClassVar[frozenset[str]] = frozenset()
 
     # --- serving ----------------------------------------------------------------------------------
     #: ``False`` for envs whose calls take microseconds and never block: the server kit then runs them
@@ -101,9 +103,11 @@ class Environment(ABC):
         """Debug detail about the current episode (served at ``GET /detail``)."""
         return {"task_type": self.task_type()}
 
-    def create(self, **fields: Any) -> str | None:
+    def create(self, /, **fields: Any) -> str | None:
         """Hook for ``POST /create`` bodies that carry AgentGym's own fields (TextCraft's ``goal``): start
-        that task and return its observation, or ``None`` to leave the new session waiting for a reset."""
+        that task and return its observation, or ``None`` to leave the new session waiting for a reset.
+        Raise ``ValueError`` / ``TypeError`` for a bad field (answered 422).  Keep ``self`` positional-only
+        (``/``): a body may carry any key, ``"self"`` too."""
         return None
 
     def wire_extras(self, kind: Literal["create", "reset", "step"]) -> dict[str, Any]:

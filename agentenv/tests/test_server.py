@@ -10,9 +10,12 @@ from typing import Any, ClassVar
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from agentenv.env import Environment, ExpertAction, StepResult
 from agentenv.envs import EnvClient, EpisodeFinished, ServerFull, SessionNotFound
+from agentenv.server.errors import install_error_handlers
+from agentenv.server.sessions import SessionPool
 from agentenv.server.testing import running_server
 
 
@@ -287,3 +290,181 @@ def test_info_lists_the_env_facts(http):
     info = http.get("/counter/info").json()
     assert info["env"] == "counter" and info["splits"] == {"train": [0, 10], "test": [10, 20]}
     assert info["max_rounds"] == 10 and info["max_sessions"] == 400
+
+
+def test_reaping_spares_a_session_used_while_an_earlier_one_closes():
+    """The reaper closes idle sessions one after another, and a close may take seconds (a JVM shutting
+    down): a session a client comes back to meanwhile is no longer idle and stays."""
+    closing, release = threading.Event(), threading.Event()
+
+    class SlowCloseEnv(CounterEnv):
+        name: ClassVar[str] = "slow_close"
+
+        def close(self) -> None:
+            closing.set()
+            release.wait(10)
+
+    async def main() -> tuple[int, list[int], int]:
+        pool = SessionPool(SlowCloseEnv, max_sessions=4, ttl_s=60)
+        first, second = await pool.create(), await pool.create()
+        first.last_used = second.last_used = time.monotonic() - 120  # both idle past the TTL
+        reaping = asyncio.create_task(pool.reap())
+        assert await asyncio.to_thread(closing.wait, 10)  # closing the first one
+        pool.get(second.id)  # a client's request for the second
+        release.set()
+        return await reaping, list(pool.sessions), second.id
+
+    reaped, live, second_id = asyncio.run(main())
+    assert reaped == 1 and live == [second_id]
+
+
+class GatewayError(Exception):
+    """Like py4j's ``Py4JJavaError``: printable only while its env (the JVM gateway) is open."""
+
+    def __init__(self, env: GatewayEnv) -> None:
+        self.env = env
+
+    def __str__(self) -> str:
+        if self.env.gateway_closed:
+            raise RuntimeError("gateway is not connected")
+        return "java.lang.IllegalStateException: no task loaded"
+
+
+class GatewayEnv(CounterEnv):
+    name: ClassVar[str] = "gateway"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gateway_closed = False
+
+    def step(self, action: str) -> StepResult:
+        if action == "java":
+            raise GatewayError(self)
+        return super().step(action)
+
+    def close(self) -> None:
+        self.gateway_closed = True
+
+
+def test_a_crash_is_described_before_its_env_is_closed_and_the_connection_is_kept():
+    with running_server(GatewayEnv) as url, httpx.Client(base_url=url, timeout=30) as http:
+        sid = http.post("/create", json={"data_idx": 0}).json()["id"]
+        crash = http.post("/step", json={"id": sid, "action": "java"})
+        assert crash.status_code == 500
+        assert crash.json()["error"] == (
+            "gateway env crashed: GatewayError: java.lang.IllegalStateException: no task loaded; "
+            f"session {sid} closed"
+        )
+        time.sleep(0.2)  # time for a server that drops the connection to have dropped it
+        after = http.get("/info")
+        assert after.status_code == 200
+        assert after.extensions["network_stream"] is crash.extensions["network_stream"]
+
+
+def test_a_bug_in_the_kit_is_a_json_500_that_keeps_the_connection():
+    app = FastAPI()
+    install_error_handlers(app)
+
+    @app.get("/bug")
+    async def bug() -> None:
+        raise RuntimeError("a kit bug")
+
+    with running_server(app) as url, httpx.Client(base_url=url, timeout=30) as http:
+        first = http.get("/bug")
+        assert first.status_code == 500 and first.json() == {"error": "internal server error: RuntimeError"}
+        time.sleep(0.2)
+        second = http.get("/bug")
+        assert second.status_code == 500
+        assert second.extensions["network_stream"] is first.extensions["network_stream"]
+
+
+class TargetEnv(CounterEnv):
+    """``POST /create {"target": n}`` starts a task with that target."""
+
+    name: ClassVar[str] = "target"
+
+    def create(self, /, target: Any = None, **_ignored: Any) -> str | None:
+        if target is None:
+            return None
+        if not isinstance(target, int):
+            raise TypeError(f"target must be an integer, got {type(target).__name__}")
+        if target < 1:
+            raise ValueError(f"target must be at least 1, got {target}")
+        self.target, self.total = target, 0
+        return f"Target {target}."
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"target": "three"}, "TypeError: target must be an integer"),
+        ({"target": 0}, "ValueError: target must be"),
+    ],
+)
+def test_create_fields_the_env_rejects_are_422_and_free_the_slot(body, message):
+    with running_server(TargetEnv, max_sessions=1) as url, httpx.Client(base_url=url, timeout=30) as http:
+        closed_before = TargetEnv.closed
+        refused = http.post("/create", json=body)
+        assert refused.status_code == 422 and message in refused.json()["error"]
+        assert http.get("/info").json()["live_sessions"] == 0 and TargetEnv.closed == closed_before + 1
+        sid = http.post("/create", json={"target": 3, "self": 1}).json()["id"]  # "self" is just another field
+        # a create that starts a task counts as a reset
+        assert http.get("/target", params={"id": sid}).json() == 3
+        assert http.post("/step", json={"id": sid, "action": "add 3"}).json()["done"] is True
+
+
+def test_a_create_field_named_self_is_ignored(http):
+    created = http.post("/counter/create", json={"self": 1})
+    assert created.status_code == 200
+    http.post("/counter/close", json={"id": created.json()["id"]})
+
+
+def test_queries_before_the_first_reset_are_409_and_keep_the_session(http):
+    sid = http.post("/counter/create").json()["id"]
+    try:
+        early = http.get("/counter/target", params={"id": sid})
+        assert early.status_code == 409 and "reset" in early.json()["error"]
+        http.post("/counter/reset", json={"id": sid, "data_idx": 2})
+        assert http.get("/counter/target", params={"id": sid}).json() == 3
+    finally:
+        http.post("/counter/close", json={"id": sid})
+
+
+class OpenQueryEnv(CounterEnv):
+    name: ClassVar[str] = "open_query"
+    queries_before_reset: ClassVar[frozenset[str]] = frozenset({"target"})
+
+
+def test_an_env_may_answer_a_query_before_the_first_reset():
+    with running_server(OpenQueryEnv) as url, httpx.Client(base_url=url, timeout=30) as http:
+        sid = http.post("/create").json()["id"]
+        assert http.get("/target", params={"id": sid}).json() == 0
+
+
+def test_up_forwards_ttl_and_hands_the_token_over_off_the_command_line(monkeypatch):
+    import signal
+
+    from agentenv import cli
+    from agentenv.server import launcher
+
+    started: dict[str, Any] = {}
+
+    class Started(Exception):
+        pass
+
+    class FakeProcesses:
+        def __init__(self, names: list[str], **kwargs: Any) -> None:
+            started.update(kwargs, names=names)
+
+        def __enter__(self) -> None:
+            raise Started
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+    monkeypatch.setattr(launcher, "ServerProcesses", FakeProcesses)
+    monkeypatch.setattr(signal, "signal", lambda *args: None)
+    with pytest.raises(Started):
+        cli.main(["up", "counter", "--ttl", "30", "--token", "s3cret"])
+    assert started["token"] == "s3cret" and "s3cret" not in started["extra_args"]
+    assert started["extra_args"][started["extra_args"].index("--ttl") + 1] == "30.0"

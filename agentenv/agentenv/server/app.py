@@ -32,7 +32,14 @@ from agentenv.protocol import (
 from agentenv.react import extract_action
 
 from .auth import bearer_auth, resolve_token
-from .errors import BadRequest, EnvCrashed, EpisodeNotRunning, SessionNotFound, install_error_handlers
+from .errors import (
+    BadRequest,
+    EnvCrashed,
+    EpisodeNotRunning,
+    SessionNotFound,
+    describe,
+    install_error_handlers,
+)
 from .limits import BodySizeLimit
 from .sessions import Session, SessionPool
 
@@ -136,22 +143,31 @@ def env_router(pool: SessionPool) -> APIRouter:
     ) -> Session:
         return pool.get(id if id is not None else env_idx)
 
-    async def call_env(session: Session, fn: Any, *args: Any, offload: bool = False) -> Any:
-        """Run env code for a session whose lock is held; a crash ends that session alone."""
+    async def call_env(
+        session: Session,
+        fn: Any,
+        *args: Any,
+        offload: bool = False,
+        rejects: tuple[type[Exception], ...] = (),
+    ) -> Any:
+        """Run env code for a session whose lock is held; a crash ends that session alone.  An exception
+        of a ``rejects`` type is the env refusing the request's input: 422, and the session is closed."""
         if session.closed:
             raise SessionNotFound(f"{env_cls.name} session {session.id} was closed")
         try:
             return await pool.call(fn, *args, offload=offload)
         except Exception as exc:
+            what = describe(exc)  # before discarding: closing the env may leave the exception unprintable
+            if isinstance(exc, rejects):
+                await pool.discard(session)
+                raise BadRequest(f"{env_cls.name} rejected the request: {what}") from exc
             log.exception("%s session %d crashed", env_cls.name, session.id)
             await pool.discard(session)
-            raise EnvCrashed(
-                f"{env_cls.name} env crashed: {type(exc).__name__}: {exc}; session {session.id} closed"
-            ) from exc
+            raise EnvCrashed(f"{env_cls.name} env crashed: {what}; session {session.id} closed") from exc
 
     async def start(session: Session, data_idx: int) -> dict[str, Any]:
         observation = await call_env(session, session.env.reset, data_idx)
-        session.data_idx, session.running, session.score = data_idx, True, 0.0
+        session.data_idx, session.running, session.started, session.score = data_idx, True, True, 0.0
         return reset_answer(session, observation)
 
     def reset_answer(session: Session, observation: str) -> dict[str, Any]:
@@ -180,10 +196,14 @@ def env_router(pool: SessionPool) -> APIRouter:
             if data_idx is not None:
                 answer = await start(session, data_idx)
             else:
-                observation = await call_env(session, lambda: session.env.create(**(body.model_extra or {})))
+                # the env's own create fields (TextCraft's goal); a bad one is the client's error, not a crash
+                fields = body.model_extra or {}
+                observation = await call_env(
+                    session, lambda: session.env.create(**fields), rejects=(ValueError, TypeError)
+                )
                 answer = {"id": session.id}
                 if observation is not None:
-                    session.running = True
+                    session.running = session.started = True
                     answer |= {"observation": observation, "done": False, "reward": 0.0, "score": 0.0}
             answer |= session.env.wire_extras("create")
         if env_cls.wire_family == "env_idx":
@@ -250,15 +270,20 @@ def env_router(pool: SessionPool) -> APIRouter:
         return JSONResponse({"closed": True, "id": session.id})
 
     for route, method in env_cls.queries.items():
-        router.add_api_route(f"/{route}", _query_route(method, call_env, session_from_query), methods=["GET"])
+        before_reset = route in env_cls.queries_before_reset
+        handler = _query_route(env_cls.name, method, before_reset, call_env, session_from_query)
+        router.add_api_route(f"/{route}", handler, methods=["GET"])
     return router
 
 
-def _query_route(method: str, call_env: Any, session_from_query: Any) -> Any:
-    """``GET /<query>?id=``: call ``env.<method>()``; bytes come back as a PNG image."""
+def _query_route(env: str, method: str, before_reset: bool, call_env: Any, session_from_query: Any) -> Any:
+    """``GET /<query>?id=``: call ``env.<method>()``; bytes come back as a PNG image.  Before the session's
+    first reset: 409, unless the env answers this query ``before_reset``."""
 
     async def query(session: Session = Depends(session_from_query)) -> Any:
         async with session.lock:
+            if not session.started and not before_reset and not session.closed:
+                raise EpisodeNotRunning(f"{env} session {session.id} has no episode yet: reset it first")
             value = await call_env(session, getattr(session.env, method))
         if isinstance(value, bytes):
             return Response(value, media_type="image/png")

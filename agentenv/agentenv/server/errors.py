@@ -1,7 +1,7 @@
 """Errors as HTTP status codes with a JSON body ``{"error": "..."}`` — never a traceback.
 
 Route code raises :class:`ApiError` (or a subclass); :func:`install_error_handlers` turns it, FastAPI's
-validation errors and Starlette's 404/405 into that one shape.
+validation errors, Starlette's 404/405 and any unexpected exception into that one shape.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("agentenv.server")
 
@@ -69,6 +70,15 @@ def error_response(status: int, message: str, headers: dict[str, str] | None = N
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
+def describe(exc: BaseException) -> str:
+    """``Type: message`` of an exception, even one whose ``str`` raises (py4j's, once its gateway is shut)."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def format_validation_errors(errors: list[dict[str, Any]]) -> str:
     """FastAPI's list of validation errors as one readable line: ``body.action: Field required; ...``."""
     parts = []
@@ -93,14 +103,40 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResp
     return error_response(exc.status_code, message, getattr(exc, "headers", None))
 
 
-async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
-    # A bug in the kit itself (env crashes are handled per session and answered as EnvCrashed).
-    log.exception("internal error on %s %s", request.method, request.url.path)
-    return error_response(500, f"internal server error: {type(exc).__name__}")
+class CatchAll:
+    """Answer an unexpected exception (a bug in the kit itself: env crashes are answered as
+    :class:`EnvCrashed`) with 500 ``{"error": ...}``.
+
+    A plain ASGI middleware rather than an ``Exception`` handler: Starlette re-raises after running such a
+    handler, and uvicorn then drops the client's keep-alive connection.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            if started:  # too late for an answer of our own
+                raise
+            log.exception("internal error on %s %s", scope["method"], scope["path"])
+            response = error_response(500, f"internal server error: {type(exc).__name__}")
+            await response(scope, receive, send)
 
 
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(Exception, _unexpected_error)
+    app.add_middleware(CatchAll)

@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from agentenv.env import Environment
 
-from .errors import EnvCrashed, ServerFull, SessionNotFound
+from .errors import EnvCrashed, ServerFull, SessionNotFound, describe
 
 log = logging.getLogger("agentenv.server")
 T = TypeVar("T")
@@ -38,6 +38,8 @@ class Session:
     data_idx: int | None = None
     #: ``True`` between a reset and the end of its episode: only then may the session step
     running: bool = False
+    #: ``True`` once an episode has begun (a reset, or a ``/create`` that started a task)
+    started: bool = False
     score: float = 0.0
     closed: bool = False
 
@@ -80,7 +82,7 @@ class SessionPool:
             env = await self.call(self.env_cls)
         except Exception as exc:
             log.exception("creating a %s env failed", self.env_cls.name)
-            raise EnvCrashed(f"could not create a {self.env_cls.name} env: {type(exc).__name__}: {exc}") from exc
+            raise EnvCrashed(f"could not create a {self.env_cls.name} env: {describe(exc)}") from exc
         finally:
             self._reserved -= 1
         session = Session(session_id, env)
@@ -117,18 +119,30 @@ class SessionPool:
         except Exception:
             log.exception("closing %s session %d failed", self.env_cls.name, session.id)
 
+    def is_idle(self, session: Session, now: float | None = None) -> bool:
+        """Live, idle longer than the TTL and not busy right now."""
+        now = time.monotonic() if now is None else now
+        return (
+            self.sessions.get(session.id) is session
+            and now - session.last_used > self.ttl_s
+            and not session.lock.locked()
+        )
+
     def idle(self, now: float | None = None) -> list[Session]:
         """Sessions idle longer than the TTL and not busy right now."""
-        now = time.monotonic() if now is None else now
-        return [s for s in self.sessions.values() if now - s.last_used > self.ttl_s and not s.lock.locked()]
+        return [s for s in self.sessions.values() if self.is_idle(s, now)]
 
     async def reap(self) -> int:
         """Close every idle session; returns how many were closed."""
-        stale = self.idle()
-        for session in stale:
+        reaped = 0
+        for session in self.idle():
+            # closing the ones before may take seconds (a JVM shutting down): a client may have come back
+            if not self.is_idle(session):
+                continue
             log.info("reaping idle %s session %d", self.env_cls.name, session.id)
             await self.close(session)
-        return len(stale)
+            reaped += 1
+        return reaped
 
     async def close_all(self) -> None:
         for session in list(self.sessions.values()):
