@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 
 import httpx
 import psutil
@@ -59,6 +61,44 @@ def test_servers_do_not_outlive_a_killed_launcher():
                 child.kill()
         if up.poll() is None:
             up.kill()
+
+
+class _ForeignHealth(http.server.BaseHTTPRequestHandler):
+    """Another program on the port: it answers ``/health`` 200 with JSON, but is no lmrlgym server."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        body = json.dumps({"status": "ok", "env": "something else"}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_start_fails_when_another_program_holds_the_port():
+    foreign = http.server.HTTPServer(("127.0.0.1", 0), _ForeignHealth)
+    threading.Thread(target=foreign.serve_forever, daemon=True).start()
+    servers = ServerProcesses(["lmrlgym"], ports={"lmrlgym": foreign.server_address[1]}, startup_timeout_s=60)
+    try:
+        with pytest.raises(RuntimeError, match="exited with status .* already in use"):
+            servers.start()
+        assert not servers.procs
+    finally:
+        servers.stop()
+        foreign.shutdown()
+
+
+def test_the_token_reaches_the_servers_off_their_command_lines():
+    servers = ServerProcesses(["lmrlgym"], ports={"lmrlgym": free_port()}, token="s3cret")
+    with servers as urls:
+        command_lines = [psutil.Process(p.pid).cmdline() for p in servers.procs.values()]
+        assert command_lines and not any("s3cret" in arg for line in command_lines for arg in line)
+        assert httpx.post(f"{urls['lmrlgym']}/maze/create").status_code == 401
+        allowed = httpx.post(f"{urls['lmrlgym']}/maze/create", headers={"Authorization": "Bearer s3cret"})
+        assert allowed.status_code == 200
 
 
 @pytest.mark.slow

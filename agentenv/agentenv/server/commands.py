@@ -17,7 +17,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--port", type=int, default=None, help="port (default: the env's default port)")
     serve.add_argument("--max-sessions", type=int, default=512)
     serve.add_argument("--ttl", type=float, default=900.0, help="seconds before an idle session is reaped")
-    serve.add_argument("--token", default=None, help="require 'Authorization: Bearer TOKEN' (or AGENTENV_TOKEN)")
+    serve.add_argument(
+        "--token",
+        default=None,
+        help="require 'Authorization: Bearer TOKEN'; better set AGENTENV_TOKEN, which ps does not show",
+    )
     serve.add_argument("--log-level", default="warning")
     serve.set_defaults(func=_serve)
 
@@ -26,7 +30,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     up.add_argument("--host", default="127.0.0.1")
     up.add_argument("--port", action="append", default=[], metavar="NAME=PORT", help="override a default port")
     up.add_argument("--max-sessions", type=int, default=512)
-    up.add_argument("--token", default=None)
+    up.add_argument("--ttl", type=float, default=900.0, help="seconds before an idle session is reaped")
+    up.add_argument(
+        "--token",
+        default=None,
+        help="servers require 'Authorization: Bearer TOKEN' (or set AGENTENV_TOKEN); passed to them through "
+        "AGENTENV_TOKEN, not their command lines",
+    )
     up.set_defaults(func=_up)
 
 
@@ -58,8 +68,8 @@ def _up(args: argparse.Namespace) -> int:
         if not port.isdigit():
             raise SystemExit(f"--port takes NAME=PORT, got {item!r}")
         ports[name] = int(port)
-    extra = ["--max-sessions", str(args.max_sessions)] + (["--token", args.token] if args.token else [])
-    with ServerProcesses(args.envs, host=args.host, ports=ports, extra_args=extra) as urls:
+    extra = ["--max-sessions", str(args.max_sessions), "--ttl", str(args.ttl)]
+    with ServerProcesses(args.envs, host=args.host, ports=ports, extra_args=extra, token=args.token) as urls:
         for name, url in urls.items():
             print(f"{name:12s} {url}", flush=True)
         print("all servers healthy; Ctrl-C stops them", flush=True)

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 import httpx
 
-from agentenv.envs.registry import default_port, env_classes
+from agentenv.envs.registry import SERVER_GROUPS, default_port, env_classes
 
 from .app import create_app
+from .auth import TOKEN_ENV_VAR
 
 #: set by ServerProcesses for its servers: the launcher's pid, which they watch
 PARENT_PID_VAR = "AGENTENV_PARENT_PID"
@@ -58,6 +59,7 @@ class ServerProcesses:
     """Start servers as subprocesses, wait until each answers ``/health``, stop them all on exit.
 
     ``with ServerProcesses(["lmrlgym", "babyai"]) as urls: ...`` — ``urls`` maps each name to its base URL.
+    A ``token`` reaches the servers through ``AGENTENV_TOKEN``, not their command lines (``ps`` shows those).
     """
 
     def __init__(
@@ -67,12 +69,14 @@ class ServerProcesses:
         host: str = "127.0.0.1",
         ports: dict[str, int] | None = None,
         extra_args: Sequence[str] = (),
+        token: str | None = None,
         startup_timeout_s: float = 120.0,
     ) -> None:
         self.names = list(names)
         self.host = host
         self.ports = {name: (ports or {}).get(name) or default_port(name) for name in self.names}
         self.extra_args = list(extra_args)
+        self.token = token
         self.startup_timeout_s = startup_timeout_s
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
 
@@ -86,6 +90,8 @@ class ServerProcesses:
                 command = [sys.executable, "-m", "agentenv.cli", "serve", name, "--host", self.host]
                 command += ["--port", str(self.ports[name]), *self.extra_args]
                 env = os.environ | {PARENT_PID_VAR: str(os.getpid())}
+                if self.token:
+                    env[TOKEN_ENV_VAR] = self.token
                 self.procs[name] = subprocess.Popen(command, start_new_session=True, env=env)
             for name in self.names:
                 self._wait_healthy(name)
@@ -95,13 +101,18 @@ class ServerProcesses:
         return self.urls
 
     def _wait_healthy(self, name: str) -> None:
+        """Wait for ``/health`` to name this server's env(s): another process holding the port answers
+        something else (or nothing useful), and our own server then exits, unable to bind."""
         deadline = time.monotonic() + self.startup_timeout_s
         url = f"{self.urls[name]}/health"
         while time.monotonic() < deadline:
             if self.procs[name].poll() is not None:
-                raise RuntimeError(f"server {name!r} exited with status {self.procs[name].returncode}")
+                raise RuntimeError(
+                    f"server {name!r} exited with status {self.procs[name].returncode} "
+                    f"(is port {self.ports[name]} already in use?)"
+                )
             try:
-                if httpx.get(url, timeout=2).status_code < 500:
+                if _serves(httpx.get(url, timeout=2), SERVER_GROUPS.get(name, [name])):
                     return
             except httpx.TransportError:
                 pass
@@ -127,6 +138,17 @@ class ServerProcesses:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _serves(health: httpx.Response, envs: list[str]) -> bool:
+    """Whether a ``/health`` answer is a healthy agentenv server for exactly ``envs``."""
+    try:
+        body = health.json() if health.status_code == 200 else None
+    except ValueError:
+        return False
+    if not isinstance(body, dict) or body.get("status") != "ok":
+        return False
+    return body.get("envs", [body.get("env")]) == envs
 
 
 def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
