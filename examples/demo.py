@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -46,6 +47,7 @@ from agentenv.server.testing import free_port
 from agentenv.trainer.agentevol import AgentEvolConfig, run_agentevol
 from agentenv.trainer.bc import BCConfig
 from agentenv.trainer.launch import run_training
+from agentenv.trainer.runs import check_run_config
 
 console = Console()
 
@@ -209,13 +211,16 @@ def stage(title: str) -> float:
 
 def base_model(folder: Path, env: str, corpus_files: list[Path], hidden: int, layers: int, seed: int) -> Path:
     """A random Llama whose tokenizer is trained on the env's instruction and the expert trajectories."""
-    if (folder / "config.json").exists():
+    if folder.exists():
         return folder
     texts = [env_class(env).instruction]
     for path in corpus_files:
         texts += [turn.value for t in read_trajectories(path) for turn in t.conversations]
     tokenizer = train_tokenizer(texts, vocab_size=4096)
-    return random_llama(folder, tokenizer, hidden=hidden, layers=layers, heads=4, seed=seed)
+    tmp = folder.with_name(folder.name + ".tmp")  # renamed when whole: a kill mid-save leaves no half folder
+    shutil.rmtree(tmp, ignore_errors=True)
+    random_llama(tmp, tokenizer, hidden=hidden, layers=layers, heads=4, seed=seed)
+    return tmp.rename(folder)
 
 
 def train_on_walks(model: Path, data: Path, out: Path, learning_rate: float, epochs: int, seed: int) -> Path:
@@ -277,6 +282,9 @@ def reader_model(base: Path, out: Path, plan: Plan, seed: int, walks: tuple[int,
 def main() -> None:
     args = parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    # a rerun resumes the run in --out: its models and data files are reused by path, so refuse other settings
+    settings = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "out"}
+    check_run_config(args.out, settings, volatile=("iterations", "base_only"))
     started = time.perf_counter()
     plan = PLANS[args.env](args)
     (args.out / "plan.json").write_text(json.dumps(asdict(plan)))

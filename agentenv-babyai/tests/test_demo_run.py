@@ -61,3 +61,11 @@ def test_the_demo_tells_the_whole_story_and_resumes(tmp_path):
     again = run_demo(out)
     assert again[again.index("AgentGym demo") :].split("curve:")[0] == table.split("curve:")[0]
     assert {p: p.stat().st_mtime_ns for p in out.rglob("model.safetensors")} == stamps
+
+    # the run folder's models and data are reused by path, so a rerun with other settings is refused
+    other = subprocess.run(
+        [sys.executable, str(DEMO), "--out", str(out), *SMALL, "--hidden", "64"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert other.returncode != 0 and "other settings (hidden)" in other.stderr
+    assert not (out / "base_model.tmp").exists()  # the base model was saved whole, then renamed
