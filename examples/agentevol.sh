@@ -13,9 +13,12 @@ cd "$(dirname "$0")/.."
 # 1. the environment servers (default ports; or point --urls NAME=URL at servers elsewhere)
 agentenv up babyai textcraft sciworld lmrlgym &
 SERVERS=$!
-trap 'kill $SERVERS' EXIT
+trap 'kill $SERVERS 2>/dev/null || true' EXIT
 for port in 36001 36002 36003 36004; do
-  until curl -sf "http://127.0.0.1:$port/health" >/dev/null; do sleep 2; done
+  until curl -sf "http://127.0.0.1:$port/health" >/dev/null; do
+    kill -0 "$SERVERS" 2>/dev/null || { echo "the env servers did not start" >&2; exit 1; }
+    sleep 2
+  done
 done
 
 # 2. the loop (training stages run under torchrun with DeepSpeed ZeRO-3; exploration and evaluation use

@@ -10,9 +10,12 @@ DATA=${3:?usage: $0 BASE_MODEL BC_MODEL DATA}
 
 agentenv up babyai textcraft &
 SERVERS=$!
-trap 'kill $SERVERS' EXIT
+trap 'kill $SERVERS 2>/dev/null || true' EXIT
 for port in 36002 36003; do
-  until curl -sf "http://127.0.0.1:$port/health" >/dev/null; do sleep 2; done
+  until curl -sf "http://127.0.0.1:$port/health" >/dev/null; do
+    kill -0 "$SERVERS" 2>/dev/null || { echo "the env servers did not start" >&2; exit 1; }
+    sleep 2
+  done
 done
 
 # RFT: 4 samples per BC instruction with the BC agent, every distinct success added to the expert set,
