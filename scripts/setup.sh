@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create the virtual environment and install every package of the monorepo into it (idempotent).
-# torch is pinned to the CPU build (torch==2.13.0) so no CUDA packages are pulled on CPU machines.
+# torch is pinned (torch==2.13.0). This project's machines find its CPU wheel in their pip index; elsewhere set
+# TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu, or pip takes PyPI's build and its CUDA packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
@@ -19,7 +20,7 @@ fi
 echo ">> setting up $VENV"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 PIP=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
-"${PIP[@]}" "torch==2.13.0"
+"${PIP[@]}" ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"} "torch==2.13.0"
 packages=(-e "agentenv[train,openai,deepspeed]")
 for dir in agentenv-*/; do
     packages+=(-e "${dir%/}")
