@@ -18,7 +18,7 @@ from agentenv.env import Environment, ExpertAction, StepResult
 
 from . import tasks
 from .engine import Engine
-from .expert import GoldPath, explain
+from .expert import GoldPath, explain, is_ambiguous, option_number, option_text
 from .tasks import Task
 
 INSTRUCTION = """\
@@ -80,6 +80,14 @@ class SciWorldEnv(Environment):
         self.task: Task | None = None
         self.task_description = ""
         self.history: list[str] = []
+        #: for each action in ``history`` that answered an "Ambiguous request" prompt, the text of the
+        #: option it chose (else ``None``): the simulator numbers a prompt's options in a different order
+        #: on each load, so a replay must answer by text, not by number
+        self._answers: list[str | None] = []
+        #: the ambiguity prompt the simulator is waiting on, and the same prompt as the episode showed it
+        #: (the two differ in numbering only after a replay, see :meth:`_follow_gold_path`)
+        self._prompt: str | None = None
+        self._shown: str | None = None
         self.score = 0.0
         self.done = False
         self.failed = False
@@ -107,6 +115,7 @@ class SciWorldEnv(Environment):
         # AgentGym's first move: a real "look around" step (it takes no simulated time)
         self._look, _, _ = self.engine.step("look around")
         self.history, self.score, self.done, self.failed = [], 0.0, False, False
+        self._answers, self._prompt, self._shown = [], None, None
         self._gold = GoldPath(self.engine.gold_actions()) if gold_path else None
 
     # --- acting -----------------------------------------------------------------------------------
@@ -115,12 +124,19 @@ class SciWorldEnv(Environment):
             return StepResult("No task yet: reset first.", 0.0, False, 0.0)
         if self.done:
             return StepResult("The episode is over: reset to start a new task.", 0.0, True, self.score)
-        action = action.strip()
+        return self._act(action.strip())
+
+    def _act(self, action: str, meant: str | None = None) -> StepResult:
+        """Take ``action``; ``meant`` is the option text a replayed answer to an ambiguity prompt chose."""
         if len(action) > MAX_ACTION_CHARS:
             observation, raw_score = f"{UNKNOWN_ACTION} (The action is {len(action)} characters long.)", None
+            meant = None
         else:
-            observation, raw_score, completed = self.engine.step(action)
+            sent, meant = self._answer(action, meant)
+            observation, raw_score, completed = self.engine.step(sent)
+            self._prompt = self._shown = observation if is_ambiguous(observation) else None
         self.history.append(action)
+        self._answers.append(meant)
         if self._gold is not None:
             self._gold.record(action, observation)
         reward = 0.0
@@ -136,6 +152,19 @@ class SciWorldEnv(Environment):
         info = {"moves": len(self.history), "failed": self.failed}
         return StepResult(observation, reward, self.done, self.score, info)
 
+    def _answer(self, action: str, meant: str | None) -> tuple[str, str | None]:
+        """``(what to send the simulator, option text chosen)`` for ``action``.  A number answering an
+        ambiguity prompt means the option it numbers in the prompt the episode was shown (or ``meant``,
+        when replaying); it is sent as that option's number in the prompt the simulator is waiting on."""
+        if self._prompt is None or not action.isdigit():
+            return action, None
+        if meant is None and self._shown is not None:
+            meant = option_text(self._shown, action)
+        if meant is None:  # not one of the options: the simulator answers it as it does
+            return action, None
+        number = option_number(self._prompt, meant)
+        return (action if number is None else number), meant
+
     # --- expert -----------------------------------------------------------------------------------
     def expert_action(self) -> ExpertAction:
         if self.task is None or self.done:
@@ -148,13 +177,21 @@ class SciWorldEnv(Environment):
         return ExpertAction(thought, action)
 
     def _follow_gold_path(self) -> None:
-        """Reload the task with its gold path and replay the episode's actions so far (the simulator is
-        deterministic for a given task variation, so the state is the same as before)."""
-        taken, observation = list(self.history), self._observation
+        """Reload the task with its gold path and replay the episode's actions so far, so the state is
+        the same as before.  The simulator numbers the options of an "Ambiguous request" prompt in a
+        different order on each load, so a replayed answer is sent as the number of the option it chose
+        before (by text), and a prompt pending now keeps the numbering the episode was shown: the next
+        answer is translated to the simulator's numbering."""
+        taken, answers = list(self.history), list(self._answers)
+        observation, shown = self._observation, self._shown
         self._load(gold_path=True)
-        for action in taken:
-            self.step(action)
+        for action, meant in zip(taken, answers, strict=True):
+            if self.done:
+                break
+            self._act(action, meant)
         self._observation = observation
+        if self._prompt is not None and shown is not None:
+            self._shown = shown
 
     # --- views --------------------------------------------------------------------------------------
     def observation(self) -> str:

@@ -27,15 +27,33 @@ def is_ambiguous(observation: str) -> bool:
     return observation.lstrip().startswith(AMBIGUOUS)
 
 
+def options(prompt: str) -> list[tuple[str, str]]:
+    """The ``(number, text)`` options of an "Ambiguous request" prompt, in its order."""
+    return [(number, text.strip()) for number, text in _OPTION.findall(prompt)]
+
+
+def option_text(prompt: str, number: str) -> str | None:
+    """The text of option ``number`` in an "Ambiguous request" prompt (``None`` if it has none)."""
+    number = number.strip()
+    return next((text for n, text in options(prompt) if n == number), None)
+
+
+def option_number(prompt: str, text: str) -> str | None:
+    """The number of the (first) option of an "Ambiguous request" prompt that reads ``text`` (options
+    that read the same cannot be told apart)."""
+    for number, option in options(prompt):
+        if normalise(option) == normalise(text):
+            return number
+    return None
+
+
 def choose_option(observation: str, intended: str | None) -> str:
     """The number to answer an "Ambiguous request" prompt with: the option equal to ``intended`` if one
     is, else ``"0"``."""
-    options = _OPTION.findall(observation)
-    if intended:
-        for number, text in options:
-            if normalise(text) == normalise(intended):
-                return number
-    return options[0][0] if options else "0"
+    if intended and (number := option_number(observation, intended)) is not None:
+        return number
+    listed = options(observation)
+    return listed[0][0] if listed else "0"
 
 
 def goal_of(task_description: str) -> str:

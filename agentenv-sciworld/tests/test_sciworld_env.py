@@ -3,6 +3,7 @@
 import pytest
 from agentenv_sciworld import SciWorldEnv
 from agentenv_sciworld.env import UNKNOWN_ACTION
+from agentenv_sciworld.expert import option_number, option_text, options
 from agentenv_sciworld.processes import java_children
 from agentenv_sciworld.tasks import data_idx_of
 
@@ -50,6 +51,50 @@ def test_expert_recovers_from_detour_and_ambiguity(env):
     assert env.score == 100.0 and env.is_success(env.score) and not env.failed
     assert len(thoughts) > 5
     assert len(env.history) < env.max_rounds
+
+
+TO_KITCHEN = ("open door to hallway", "go to hallway", "open door to kitchen", "go to kitchen")
+
+
+def _world(env):
+    """What the agent could see of the world now (free actions: no simulated time passes)."""
+    return sorted(env.engine.look().splitlines()), env.engine.inventory(), env.score, env.done
+
+
+# The simulator numbers an "Ambiguous request" prompt's options in a different order on each load (about
+# one order in three repeats), and the first expert call reloads the task and replays the episode: each
+# test repeats its scenario so that replaying answers by number would be caught.
+REPEATS = 5
+
+
+def test_expert_replay_keeps_the_option_an_earlier_answer_chose(env):
+    for _ in range(REPEATS):
+        env.reset(FIND_LIVING)
+        for action in TO_KITCHEN:
+            env.step(action)
+        prompt = env.step("open door").observation  # three doors lead out of the kitchen
+        chosen = option_text(prompt, "0")
+        assert chosen and chosen.startswith("open door between")
+        observation = env.step("0").observation
+        before = _world(env)
+        env.expert_action()  # reloads the task with its gold path and replays the five actions
+        assert _world(env) == before, f"the replay opened another door than {chosen!r}"
+        assert env.observation() == observation and len(env.history) == 6
+
+
+def test_pending_ambiguity_keeps_the_numbering_the_agent_saw_after_an_expert_reload(env):
+    for _ in range(REPEATS):
+        env.reset(FIND_LIVING)
+        for action in TO_KITCHEN:
+            env.step(action)
+        prompt = env.step("open door").observation
+        env.expert_action()  # the reload replays "open door": the simulator's prompt is a new one
+        assert env.observation() == prompt
+        bathroom = next(text for _, text in options(prompt) if "bathroom" in text)
+        env.step(option_number(prompt, bathroom))  # the agent answers by the prompt it was shown
+        look = env.engine.look()
+        assert "A door to the bathroom (that is open)" in look
+        assert "A door to the outside (that is closed)" in look
 
 
 def test_failing_the_task_ends_with_score_zero(env):

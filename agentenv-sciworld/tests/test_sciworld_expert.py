@@ -1,6 +1,15 @@
 """The expert's pieces without a JVM: gold-path cursor, ambiguity answers, thoughts."""
 
-from agentenv_sciworld.expert import GoldPath, choose_option, explain, goal_of, is_ambiguous
+from agentenv_sciworld.expert import (
+    GoldPath,
+    choose_option,
+    explain,
+    goal_of,
+    is_ambiguous,
+    option_number,
+    option_text,
+    options,
+)
 
 AMBIGUOUS = (
     "Ambiguous request: Please enter the number for the action you intended (or blank to cancel):\n"
@@ -22,6 +31,14 @@ def test_goal_and_ambiguity_parsing():
     assert choose_option(AMBIGUOUS, "open door between bathroom and kitchen") == "1"
     assert choose_option(AMBIGUOUS, "open door") == "0"
     assert choose_option(AMBIGUOUS, None) == "0"
+    assert options(AMBIGUOUS) == [
+        ("0", "open door between kitchen and hallway"),
+        ("1", "open door between bathroom and kitchen"),
+    ]
+    assert option_text(AMBIGUOUS, "1") == "open door between bathroom and kitchen"
+    assert option_text(AMBIGUOUS, "2") is None
+    assert option_number(AMBIGUOUS, "Open door between  kitchen and hallway") == "0"
+    assert option_number(AMBIGUOUS, "open door") is None
 
 
 def test_gold_path_cursor_follows_gold_actions_and_waits_out_detours():
