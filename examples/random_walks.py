@@ -71,9 +71,16 @@ def random_walks(
 def walk_tasks(
     env_name: str, split: str = "train", sample: int = 0, seed: int = 0, held_out: Iterable[int] = ()
 ) -> list[int]:
-    """The tasks of ``split`` that are not ``held_out``; ``sample`` > 0 draws that many of them (sorted)."""
+    """The tasks of ``split``'s index range that are not ``held_out``; ``sample`` > 0 draws that many of them
+    (sorted).
+
+    The whole range, also indices the split leaves out (BabyAI's train tasks that repeat a test task): the
+    walks hold no policy, the plan's held-out tasks are excluded here, and the draw, hence the reader of
+    docs/results.md, stays the one it was before the split left them out.
+    """
     excluded = set(held_out)
-    tasks = [i for i in env_class(env_name).splits[split] if i not in excluded]
+    span = env_class(env_name).splits[split]
+    tasks = [i for i in range(span.start, span.stop) if i not in excluded]
     if sample:
         tasks = sorted(random.Random(seed).sample(tasks, sample))
     return tasks

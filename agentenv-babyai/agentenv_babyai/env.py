@@ -19,8 +19,9 @@ import numpy as np
 from minigrid.core.actions import Actions
 from minigrid.envs.babyai.core import roomgrid_level
 
-from agentenv.env import Environment, ExpertAction, StepResult
+from agentenv.env import Environment, ExpertAction, StepResult, TaskRange
 
+from .duplicates import TRAIN_TEST_DUPLICATES
 from .levels import level_of, short_name
 from .render import png_bytes
 from .world import FORWARD_IF_FREE, PICKABLE, View, facing, passable, plan_path, scan, standing_on
@@ -83,8 +84,12 @@ class BabyAIEnv(Environment):
 
     name: ClassVar[str] = "babyai"
     version: ClassVar[str] = "0.1.0"
-    #: test: the first 400 tasks (10 seeds of every level); train: the next 20,000 (seeds 10..509)
-    splits: ClassVar[dict[str, range]] = {"test": range(0, 400), "train": range(400, 20400)}
+    #: test: the first 400 tasks (10 seeds of every level); train: the next 20,000 (seeds 10..509) less the
+    #: 51 whose start state repeats a test task's (they still play, as every index does)
+    splits: ClassVar[dict[str, range | TaskRange]] = {
+        "test": range(0, 400),
+        "train": TaskRange(400, 20400, TRAIN_TEST_DUPLICATES),
+    }
     reward_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     #: minigrid pays ``1 - 0.9 * steps / max_steps`` (at least 0.1) for a completed mission and 0
     #: otherwise, so any score above 0.05 is a success
@@ -113,6 +118,7 @@ class BabyAIEnv(Environment):
         self.steps = 0
         self._observation = ""
         self._expert = None
+        self._cut = ""
 
     # --- tasks ------------------------------------------------------------------------------------
     def reset(self, data_idx: int) -> str:
@@ -164,15 +170,18 @@ class BabyAIEnv(Environment):
 
     def _run(self, plan: list[int]) -> tuple[float, bool, bool]:
         reward, terminated, truncated = 0.0, False, False
-        for low in plan:
+        self._cut = ""  # why the plan stopped early: "blocked" (a step past a door) or "ended"
+        for i, low in enumerate(plan):
             if low == FORWARD_IF_FREE:
                 if not passable(self.env.grid.get(*self.env.front_pos)):
+                    self._cut = "blocked"
                     break
                 low = Actions.forward
             _, r, terminated, truncated, _ = self.env.step(low)
             reward += float(r)
             scan(self.env, self.seen)  # every cell passed on the way counts as seen
             if terminated or truncated:
+                self._cut = "ended" if i < len(plan) - 1 else ""
                 break
         self._look()
         return reward, terminated, truncated
@@ -188,7 +197,26 @@ class BabyAIEnv(Environment):
             return f"You picked up the {command.removeprefix('pick up ').rsplit(' ', 1)[0]}."
         if command.startswith("go to"):
             return f"You went to the {command.removeprefix('go to ')}."
+        if self._cut:
+            return self._door_result(command)
         return f"You {command.replace('go through', 'went through').replace('toggle and', 'toggled and')}."
+
+    def _door_result(self, command: str) -> str:
+        """What a ``go through`` / ``toggle and go through`` that stopped short did."""
+        env = self.env
+        name = command.removeprefix("toggle and ").removeprefix("go through ")
+        toggled = command.startswith("toggle")
+        here = env.grid.get(*env.agent_pos)
+        if self._cut == "ended":
+            return f"You opened the {name}." if toggled else f"You went towards the {name}."
+        front = env.grid.get(*env.front_pos)
+        blocker = next((f"the {t.name}" for t in self.view.things if t.pos == tuple(env.front_pos)),
+                       "a wall" if front is None or front.type == "wall" else f"a {front.color} {front.type}")
+        if here is not None and here.type == "door":
+            did = f"You opened the {name} and stand in its doorway" if toggled else \
+                f"You stand in the doorway of the {name}"
+            return f"{did}: {blocker} blocks the way beyond it."
+        return f"You {'toggled' if toggled else 'went to'} the {name}, but {blocker} blocks the way."
 
     def _why_not(self, command: str, raw: str) -> str:
         match = _NAMED.match(command)

@@ -185,6 +185,7 @@ class Expert:
         self.text = text_env
         self.keys = bot_key_actions(text_env.env)
         self.next_key = 0
+        self._skips = 0  # key actions given up on (bounds the recursion of next_action)
         self.strict_open = any(isinstance(i, OpenInstr) and i.strict for i in _instrs(text_env.env.instrs))
 
     def next_action(self) -> ExpertAction:
@@ -203,6 +204,8 @@ class Expert:
                                 "drop")
         if key.kind == "pickup":
             key.front = self._locate(key)
+        if key.kind == "drop" and env.grid.get(*key.front) is not None:
+            key.front = self._drop_cell(key)  # the bot's cell is taken (often by an earlier drop of ours)
         target = self._thing_at(key.front)
         if key.kind == "pickup" and target and f"pick up {target.name}" in actions:
             return ExpertAction(f"{goal}. It is {target.where()}, so I pick it up.", f"pick up {target.name}")
@@ -213,6 +216,11 @@ class Expert:
         if front == key.front and key.kind in ("drop", "toggle") and key.kind in actions:
             verb = "put it down here" if key.kind == "drop" else "toggle it"
             return ExpertAction(f"{goal}. It is right in front of me, so I {verb}.", key.kind)
+        if front == key.front and self._skips < len(self.keys):
+            # facing the cell and still unable to act: turning away and back would repeat forever
+            self._skips += 1
+            self.next_key += 1
+            return self.next_action()
         return self._navigate(key, goal, target)
 
     def _done(self, key: KeyAction) -> bool:
@@ -241,6 +249,33 @@ class Expert:
         spots = [(abs(x - ax) + abs(y - ay), (x, y)) for x in range(env.width) for y in range(env.height)
                  if _name(env.grid.get(x, y)) == key.obj]
         return min(spots)[1] if spots else key.front
+
+    def _drop_cell(self, key: KeyAction) -> tuple[int, int]:
+        """The nearest reachable empty cell that serves a drop whose cell is taken: for a put-next one, a
+        cell beside the object to put it next to; otherwise a harmless one (see :meth:`_harmless_drop`)."""
+        env = self.text.env
+        beside = self._put_next_cells()
+        fits = beside.__contains__ if beside is not None and not key.free_hands else self._harmless_drop
+        agent = (int(env.agent_pos[0]), int(env.agent_pos[1]))
+        reach = self._reach()
+        best = None
+        for (x, y, d), steps in reach.items():
+            dx, dy = DIR_TO_VEC[d]
+            cell = (x + dx, y + dy)
+            if cell == agent or not (0 <= cell[0] < env.width and 0 <= cell[1] < env.height):
+                continue
+            if env.grid.get(*cell) is None and (best is None or steps < best[0]) and fits(cell):
+                best = (steps, cell)
+        return best[1] if best else key.front
+
+    def _put_next_cells(self) -> set[tuple[int, int]] | None:
+        """Cells beside the fixed object of a put-next instruction whose object the agent carries."""
+        env = self.text.env
+        for instr in _instrs(env.instrs):
+            if isinstance(instr, PutNextInstr) and any(o is env.carrying for o in instr.desc_move.obj_set):
+                return {(x + dx, y + dy) for x, y in instr.desc_fixed.obj_poss
+                        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))}
+        return None
 
     def _harmless_drop(self, cell: tuple[int, int]) -> bool:
         """An empty cell whose neighbourhood stays connected with an object in it, and not by a door."""
@@ -307,26 +342,44 @@ class Expert:
         left, right = (x, y, (d - 1) % 4), (x, y, (d + 1) % 4)
         return "turn left" if distance.get(left, 10**6) <= distance.get(right, 10**6) else "turn right"
 
+    def _standable(self, x: int, y: int) -> bool:
+        """Whether the agent can stand on ``(x, y)`` (closed doors count; locked ones with their key)."""
+        env = self.text.env
+        if not (0 <= x < env.width and 0 <= y < env.height):
+            return False
+        if (x, y) == (int(env.agent_pos[0]), int(env.agent_pos[1])):
+            return True
+        cell = env.grid.get(x, y)
+        if passable(cell):
+            return True
+        if cell.type != "door":
+            return False
+        carrying = env.carrying
+        return not cell.is_locked or (carrying is not None and carrying.type == "key"
+                                      and carrying.color == cell.color)
+
+    def _reach(self) -> dict[tuple[int, int, int], int]:
+        """Low-level steps from the agent's pose to every pose, over the true grid."""
+        env = self.text.env
+        start = (int(env.agent_pos[0]), int(env.agent_pos[1]), int(env.agent_dir))
+        steps = {start: 0}
+        queue = deque([start])
+        while queue:
+            x, y, d = queue.popleft()
+            dx, dy = DIR_TO_VEC[d]
+            nexts = [(x, y, (d + 1) % 4), (x, y, (d - 1) % 4)]
+            if self._standable(x + dx, y + dy):
+                nexts.append((x + dx, y + dy, d))
+            for pose in nexts:
+                if pose not in steps:
+                    steps[pose] = steps[(x, y, d)] + 1
+                    queue.append(pose)
+        return steps
+
     def _distances(self, target: tuple[int, int]) -> dict[tuple[int, int, int], int]:
         """Low-level steps from every pose to one facing ``target``, over the true grid (closed doors
         count as passable; locked ones only with their key in hand)."""
-        env = self.text.env
-        carrying = env.carrying
-        agent = (int(env.agent_pos[0]), int(env.agent_pos[1]))
-
-        def standable(x, y):
-            if not (0 <= x < env.width and 0 <= y < env.height):
-                return False
-            if (x, y) == agent:
-                return True
-            cell = env.grid.get(x, y)
-            if passable(cell):
-                return True
-            if cell.type != "door":
-                return False
-            return not cell.is_locked or (carrying is not None and carrying.type == "key"
-                                          and carrying.color == cell.color)
-
+        standable = self._standable
         tx, ty = target
         distance: dict[tuple[int, int, int], int] = {}
         queue = deque()

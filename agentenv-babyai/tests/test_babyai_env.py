@@ -89,3 +89,80 @@ def test_minigrids_rejected_samples_go_to_the_debug_log_not_stdout(env, capsys, 
         env.reset(16444)  # a GoToLocal seed whose first level sample minigrid rejects
     assert "Sampling rejected" not in capsys.readouterr().out
     assert any("Sampling rejected" in r.getMessage() for r in caplog.records)
+
+
+def _duplicates_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "benchmarks" / "train_test_duplicates.py"
+    spec = importlib.util.spec_from_file_location("train_test_duplicates", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_train_split_leaves_out_train_tasks_that_repeat_a_test_task():
+    from agentenv_babyai.duplicates import TRAIN_TEST_DUPLICATES
+
+    from agentenv.env import info_split
+
+    level = LEVELS.index("BabyAI-OpenRedDoor-v0")
+    found = _duplicates_script().level_duplicates(level)  # recomputed: 49 of its 500 train seeds
+    assert len(found) == 49
+    assert found == {k: v for k, v in TRAIN_TEST_DUPLICATES.items() if k % 40 == level}
+    train = BabyAIEnv.splits["train"]
+    info = BabyAIEnv.metadata()
+    assert info["splits"]["train"] == [400, 20400] and info["split_excluded"]["train"] == sorted(TRAIN_TEST_DUPLICATES)
+    for idx in found:
+        assert idx not in train and BabyAIEnv.split_of(idx) is None and BabyAIEnv.serves(idx)
+    assert len(train) == len(list(train)) == 20000 - len(TRAIN_TEST_DUPLICATES)
+    assert info_split(info, "train") == list(train) and not set(train) & set(TRAIN_TEST_DUPLICATES)
+    assert BabyAIEnv.split_of(572) == "train"  # an OpenRedDoor seed of its own
+    env = BabyAIEnv()
+    test_start, train_start = env.reset(found[532]), env.reset(532)
+    assert train_start == test_start  # the same task, still playable by index
+
+
+@pytest.mark.parametrize("idx", [666, 557, 1034, 1197])
+def test_expert_drops_elsewhere_when_the_bots_drop_cell_is_taken(env, idx):
+    # the bot's drop cell held an object the expert had put down earlier: it turned left/right forever
+    env.reset(idx)
+    actions = []
+    for _ in range(BabyAIEnv.expert_max_rounds):
+        actions.append(env.expert_action().action)
+        result = env.step(actions[-1])
+        if result.done:
+            break
+    assert result.done and result.reward > 0, (idx, actions[-6:])
+
+
+def test_a_blocked_step_beyond_a_door_leaves_the_agent_in_the_doorway_and_says_so(env):
+    env.reset(557)
+    first = env.step("toggle and go through blue door 1").observation.splitlines()[0]
+    assert env.env.grid.get(*env.env.agent_pos).type == "door"
+    assert first == "You opened the blue door 1 and stand in its doorway: the red ball 1 blocks the way beyond it."
+    for action in ("turn left", "turn left", "move forward", "turn left", "turn left"):  # step back out
+        env.step(action)
+    blocked = env.step("go through blue door 1").observation.splitlines()[0]
+    assert blocked == "You stand in the doorway of the blue door 1: the red ball 1 blocks the way beyond it."
+
+
+def test_a_door_opening_that_ends_the_episode_says_opened_not_went_through(env):
+    env.reset(12)  # open the red door
+    result = env.step("toggle and go through red door 1")
+    assert result.done and result.observation.startswith("You opened the red door 1. The task is completed.")
+
+
+def test_expert_facing_its_cell_without_a_way_to_act_moves_on_instead_of_turning(env):
+    from agentenv_babyai.expert import Expert, KeyAction
+
+    env.reset(0)
+    env.step("go to grey ball 1")  # now facing it
+    front = tuple(int(v) for v in env.env.front_pos)
+    expert = Expert(env)
+    # a key action that cannot be done from here (a ball does not toggle): distance 0, nothing listed for it
+    expert.keys[:0] = [KeyAction("toggle", front, b"", (), "grey ball", why="I toggle the grey ball")]
+    env._expert = expert
+    move = env.expert_action()
+    assert not move.action.startswith("turn") and expert.next_key >= 1

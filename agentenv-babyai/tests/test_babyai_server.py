@@ -78,3 +78,17 @@ def test_agentgym_client_plays_a_whole_episode(base_url):
         assert step["done"] is True and step["reward"] > 0 and step["score"] == step["reward"]
         assert http.get("/observation", params={"id": sid}).json() == step["observation"]
         assert http.post("/close", json={"id": sid}).status_code == 200
+
+
+def test_info_leaves_the_repeated_train_tasks_out_but_serves_them(base_url):
+    from agentenv.controller.rollout import _split_of
+
+    with httpx.Client(base_url=f"{base_url}/babyai", timeout=30) as http:
+        info = http.get("/info").json()
+        assert info["splits"]["train"] == [400, 20400] and 532 in info["split_excluded"]["train"]
+        assert _split_of(info, 532) == "" and _split_of(info, 572) == "train"
+        sid = http.post("/create", json={}).json()["id"]
+        try:
+            assert http.post("/reset", json={"id": sid, "data_idx": 532}).json()["task_type"] == "OpenRedDoor"
+        finally:
+            http.post("/close", json={"id": sid})

@@ -11,6 +11,7 @@ the same object in-process.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -38,13 +39,54 @@ class ExpertAction:
     action: str
 
 
+class TaskRange(Sequence[int]):
+    """A range of task indices less some left out (``start`` / ``stop`` as a ``range``'s).
+
+    Left-out indices still play their task when reset; they just belong to no split (e.g. train tasks that
+    repeat a test task).
+    """
+
+    def __init__(self, start: int, stop: int, excluded: Iterable[int] = ()) -> None:
+        self.start, self.stop = start, stop
+        self.excluded = frozenset(i for i in excluded if start <= i < stop)
+        self._kept: tuple[int, ...] | None = None
+
+    def _indices(self) -> tuple[int, ...]:
+        if self._kept is None:
+            self._kept = tuple(i for i in range(self.start, self.stop) if i not in self.excluded)
+        return self._kept
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, int) and self.start <= value < self.stop and value not in self.excluded
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._indices())
+
+    def __len__(self) -> int:
+        return self.stop - self.start - len(self.excluded)
+
+    def __getitem__(self, item):
+        return self._indices()[item]
+
+    def __repr__(self) -> str:
+        return f"TaskRange({self.start}, {self.stop}, excluded={len(self.excluded)})"
+
+
+def info_split(info: dict[str, Any], split: str) -> list[int]:
+    """The task indices of ``split`` as an ``/info`` answer lists them (``splits`` less ``split_excluded``)."""
+    start, stop = info["splits"][split]
+    excluded = set((info.get("split_excluded") or {}).get(split, ()))
+    return [i for i in range(start, stop) if i not in excluded]
+
+
 class Environment(ABC):
     """A text environment.  Subclasses set the class metadata and implement the abstract methods."""
 
     name: ClassVar[str]
     version: ClassVar[str] = "0.1.0"
-    #: split name -> task index range, e.g. ``{"train": range(0, 1000), "test": range(1000, 1200)}``
-    splits: ClassVar[dict[str, range]]
+    #: split name -> task index range, e.g. ``{"train": range(0, 1000), "test": range(1000, 1200)}``; a
+    #: :class:`TaskRange` leaves some indices of its range out
+    splits: ClassVar[dict[str, range | TaskRange]]
     reward_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     #: an episode succeeds when its final score reaches this value
     success_score: ClassVar[float] = 1.0
@@ -136,12 +178,19 @@ class Environment(ABC):
         return None
 
     @classmethod
+    def serves(cls, data_idx: int) -> bool:
+        """Whether ``data_idx`` lies within a split's bounds (indices a split leaves out still play)."""
+        return any(r.start <= data_idx < r.stop for r in cls.splits.values())
+
+    @classmethod
     def metadata(cls) -> dict[str, Any]:
-        """The static facts served at ``GET /info``."""
+        """The static facts served at ``GET /info`` (``split_excluded`` only where a split leaves some out)."""
+        excluded = {k: sorted(r.excluded) for k, r in cls.splits.items() if getattr(r, "excluded", None)}
         return {
             "env": cls.name,
             "version": cls.version,
             "splits": {k: [r.start, r.stop] for k, r in cls.splits.items()},
+            **({"split_excluded": excluded} if excluded else {}),
             "reward_range": list(cls.reward_range),
             "success_score": cls.success_score,
             "keep_threshold": cls.keep_threshold,

@@ -65,6 +65,8 @@ class InfoResponse(_Lenient):
     env: str
     version: str
     splits: dict[str, list[int]]
+    #: indices within a split's ``[start, stop)`` that it leaves out (absent where none are)
+    split_excluded: dict[str, list[int]] = Field(default_factory=dict)
     reward_range: list[float]
     success_score: float
     keep_threshold: float

@@ -19,6 +19,7 @@ import argparse
 import sys
 
 from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
+from agentenv.env import info_split
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -184,7 +185,7 @@ def _tasks(sources: dict[str, EnvSource], args: argparse.Namespace) -> list:
             splits = source.info().get("splits") or {}
             if split not in splits:
                 raise SystemExit(f"{env}: no split {split!r} (the server has: {', '.join(splits) or 'none'})")
-            indices = list(range(*splits[split]))
+            indices = info_split(source.info(), split)
         if args.limit is not None:
             indices = indices[: args.limit]
         tasks += [EvalTask(env, getattr(source, "base_urls", []), i) for i in indices]

@@ -232,8 +232,9 @@ def run_episodes(
 
 
 def _split_of(info: dict[str, Any], data_idx: int) -> str:
+    excluded = info.get("split_excluded") or {}
     for name, (start, stop) in (info.get("splits") or {}).items():
-        if start <= data_idx < stop:
+        if start <= data_idx < stop and data_idx not in excluded.get(name, ()):
             return name
     return ""
 

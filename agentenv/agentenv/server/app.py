@@ -126,7 +126,7 @@ def _task_index(env_cls: type[Environment], body: CreateRequest | ResetRequest) 
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise BadRequest(f"{env_cls.reset_index_field} must be an integer task index, got {value!r}")
-    if env_cls.split_of(value) is None:
+    if not env_cls.serves(value):
         splits = ", ".join(f"{k} {r.start}..{r.stop - 1}" for k, r in env_cls.splits.items())
         raise BadRequest(f"task index {value} is outside every {env_cls.name} split ({splits})")
     return value

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentenv.controller.sources import EnvSource
+from agentenv.env import info_split
 
 
 @dataclass(kw_only=True)
@@ -105,8 +106,7 @@ def split_indices(source: EnvSource, split: str, limit: int = 0) -> list[int]:
     splits = source.info().get("splits") or {}
     if split not in splits:
         raise ValueError(f"{source.name}: no split {split!r} (it has: {', '.join(splits) or 'none'})")
-    start, stop = splits[split]
-    indices = list(range(start, stop))
+    indices = info_split(source.info(), split)
     return indices[:limit] if limit > 0 else indices
 
 
