@@ -361,43 +361,32 @@ class Expert:
     def _reach(self) -> dict[tuple[int, int, int], int]:
         """Low-level steps from the agent's pose to every pose, over the true grid."""
         env = self.text.env
-        start = (int(env.agent_pos[0]), int(env.agent_pos[1]), int(env.agent_dir))
-        steps = {start: 0}
-        queue = deque([start])
+        return self._pose_steps([(int(env.agent_pos[0]), int(env.agent_pos[1]), int(env.agent_dir))])
+
+    def _distances(self, target: tuple[int, int]) -> dict[tuple[int, int, int], int]:
+        """Low-level steps from every pose to one facing ``target``, over the true grid (closed doors
+        count as passable; locked ones only with their key in hand)."""
+        tx, ty = target
+        facing = [(tx - dx, ty - dy, d) for d, (dx, dy) in enumerate(DIR_TO_VEC)]
+        return self._pose_steps([pose for pose in facing if self._standable(pose[0], pose[1])], backward=True)
+
+    def _pose_steps(
+        self, starts: list[tuple[int, int, int]], backward: bool = False
+    ) -> dict[tuple[int, int, int], int]:
+        """Breadth-first low-level steps (turn left or right, or forward onto a standable cell) from
+        ``starts`` to every pose; ``backward`` counts the steps from every pose to ``starts`` instead."""
+        sign = -1 if backward else 1  # turning is its own reverse; a step forward reverses to one back
+        steps = dict.fromkeys(starts, 0)
+        queue = deque(starts)
         while queue:
             x, y, d = queue.popleft()
             dx, dy = DIR_TO_VEC[d]
             nexts = [(x, y, (d + 1) % 4), (x, y, (d - 1) % 4)]
-            if self._standable(x + dx, y + dy):
-                nexts.append((x + dx, y + dy, d))
+            if self._standable(x + sign * dx, y + sign * dy):
+                nexts.append((x + sign * dx, y + sign * dy, d))
             for pose in nexts:
                 if pose not in steps:
                     steps[pose] = steps[(x, y, d)] + 1
                     queue.append(pose)
         return steps
-
-    def _distances(self, target: tuple[int, int]) -> dict[tuple[int, int, int], int]:
-        """Low-level steps from every pose to one facing ``target``, over the true grid (closed doors
-        count as passable; locked ones only with their key in hand)."""
-        standable = self._standable
-        tx, ty = target
-        distance: dict[tuple[int, int, int], int] = {}
-        queue = deque()
-        for d, (dx, dy) in enumerate(DIR_TO_VEC):
-            pose = (tx - dx, ty - dy, d)
-            if standable(pose[0], pose[1]):
-                distance[pose] = 0
-                queue.append(pose)
-        while queue:
-            x, y, d = queue.popleft()
-            step = distance[(x, y, d)] + 1
-            dx, dy = DIR_TO_VEC[d]
-            preds = [(x, y, (d + 1) % 4), (x, y, (d - 1) % 4)]
-            if standable(x - dx, y - dy):
-                preds.append((x - dx, y - dy, d))
-            for pred in preds:
-                if pred not in distance:
-                    distance[pred] = step
-                    queue.append(pred)
-        return distance
 
