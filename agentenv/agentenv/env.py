@@ -72,11 +72,13 @@ class TaskRange(Sequence[int]):
         return f"TaskRange({self.start}, {self.stop}, excluded={len(self.excluded)})"
 
 
-def info_split(info: dict[str, Any], split: str) -> list[int]:
-    """The task indices of ``split`` as an ``/info`` answer lists them (``splits`` less ``split_excluded``)."""
-    start, stop = info["splits"][split]
-    excluded = set((info.get("split_excluded") or {}).get(split, ()))
-    return [i for i in range(start, stop) if i not in excluded]
+def info_splits(info: dict[str, Any]) -> dict[str, TaskRange]:
+    """The splits of an ``/info`` answer (``splits`` less ``split_excluded``): what :meth:`Environment.metadata`
+    wrote, read back."""
+    excluded = info.get("split_excluded") or {}
+    return {
+        name: TaskRange(start, stop, excluded.get(name, ())) for name, (start, stop) in (info.get("splits") or {}).items()
+    }
 
 
 class Environment(ABC):

@@ -19,7 +19,7 @@ import argparse
 import sys
 
 from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
-from agentenv.env import info_split
+from agentenv.env import info_splits
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -182,10 +182,10 @@ def _tasks(sources: dict[str, EnvSource], args: argparse.Namespace) -> list:
             indices = parse_indices(args.indices)
         else:
             split = args.split or args.default_split
-            splits = source.info().get("splits") or {}
+            splits = info_splits(source.info())
             if split not in splits:
                 raise SystemExit(f"{env}: no split {split!r} (the server has: {', '.join(splits) or 'none'})")
-            indices = info_split(source.info(), split)
+            indices = list(splits[split])
         if args.limit is not None:
             indices = indices[: args.limit]
         tasks += [EvalTask(env, getattr(source, "base_urls", []), i) for i in indices]

@@ -23,6 +23,7 @@ from agentenv.controller.agents import Agent
 from agentenv.controller.episode import Episode, Session
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory
+from agentenv.env import info_splits
 
 
 @dataclass(frozen=True)
@@ -232,10 +233,6 @@ def run_episodes(
 
 
 def _split_of(info: dict[str, Any], data_idx: int) -> str:
-    excluded = info.get("split_excluded") or {}
-    for name, (start, stop) in (info.get("splits") or {}).items():
-        if start <= data_idx < stop and data_idx not in excluded.get(name, ()):
-            return name
-    return ""
+    return next((name for name, indices in info_splits(info).items() if data_idx in indices), "")
 
 

@@ -97,16 +97,22 @@ def read_trajectories(path: str | os.PathLike) -> Iterator[Trajectory]:
             for d in json.load(f):
                 yield Trajectory.from_json(d)
         return
-    with path.open("rb") as f:  # bytes: a line cut inside a UTF-8 character must not stop the reading
+    for d in read_jsonl(path):
+        yield Trajectory.from_json(d)
+
+
+def read_jsonl(path: str | os.PathLike) -> Iterator[Any]:
+    """The objects of a JSONL file written line by line; a line a kill cut short (even inside a multi-byte
+    character) is skipped."""
+    with Path(path).open("rb") as f:  # bytes: a line cut inside a UTF-8 character must not stop the reading
         for line in f:
             line = line.strip()
             if not line:
                 continue
             try:
-                d = json.loads(line)
+                yield json.loads(line)
             except ValueError:  # JSONDecodeError or UnicodeDecodeError
                 continue
-            yield Trajectory.from_json(d)
 
 
 def write_trajectories(path: str | os.PathLike, trajectories: Iterable[Trajectory]) -> int:

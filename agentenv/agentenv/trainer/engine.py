@@ -29,6 +29,9 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Protocol
 
+from agentenv.data.trajectory import read_jsonl
+from agentenv.trainer.runs import write_json
+
 log = logging.getLogger(__name__)
 
 CHECKPOINTS = "checkpoints"
@@ -126,15 +129,7 @@ def latest_checkpoint(output_dir: str | os.PathLike) -> Path | None:
 def read_log(output_dir: str | os.PathLike) -> list[dict[str, Any]]:
     """The run's log lines (a line cut short by a kill is left out)."""
     p = Path(output_dir) / LOG_FILE
-    if not p.exists():
-        return []
-    lines = []
-    for line in p.read_bytes().splitlines():
-        try:
-            lines.append(json.loads(line))
-        except ValueError:
-            continue
-    return lines
+    return list(read_jsonl(p)) if p.exists() else []
 
 
 # --- setup -----------------------------------------------------------------------------------------------
@@ -439,9 +434,7 @@ def save_final(cfg: TrainConfig, accelerator, model, tokenizer, steps: int) -> N
         unwrapped.save_pretrained(out, state_dict=state_dict)
         tokenizer.save_pretrained(out)
         # done first: a run killed while deleting its checkpoints must not find neither and train again
-        done = out / (DONE_FILE + ".tmp")
-        done.write_text(json.dumps({"done": True, "steps": steps, "config": cfg.to_json()}, indent=2))
-        os.replace(done, out / DONE_FILE)
+        write_json(out / DONE_FILE, {"done": True, "steps": steps, "config": cfg.to_json()})
         if cfg.delete_checkpoints_when_done:
             shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
     accelerator.wait_for_everyone()

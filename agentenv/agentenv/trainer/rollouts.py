@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentenv.controller.sources import EnvSource
-from agentenv.env import info_split
+from agentenv.env import info_splits
 
 
 @dataclass(kw_only=True)
@@ -103,10 +103,10 @@ def _default_url(env: str) -> str:
 
 def split_indices(source: EnvSource, split: str, limit: int = 0) -> list[int]:
     """The task indices of ``split`` as the env's ``/info`` lists them (the first ``limit`` when > 0)."""
-    splits = source.info().get("splits") or {}
+    splits = info_splits(source.info())
     if split not in splits:
         raise ValueError(f"{source.name}: no split {split!r} (it has: {', '.join(splits) or 'none'})")
-    indices = info_split(source.info(), split)
+    indices = list(splits[split])
     return indices[:limit] if limit > 0 else indices
 
 
