@@ -105,7 +105,7 @@ def _duplicates_script():
 def test_train_split_leaves_out_train_tasks_that_repeat_a_test_task():
     from agentenv_babyai.duplicates import TRAIN_TEST_DUPLICATES
 
-    from agentenv.env import info_split
+    from agentenv.env import info_splits
 
     level = LEVELS.index("BabyAI-OpenRedDoor-v0")
     found = _duplicates_script().level_duplicates(level)  # recomputed: 49 of its 500 train seeds
@@ -117,7 +117,7 @@ def test_train_split_leaves_out_train_tasks_that_repeat_a_test_task():
     for idx in found:
         assert idx not in train and BabyAIEnv.split_of(idx) is None and BabyAIEnv.serves(idx)
     assert len(train) == len(list(train)) == 20000 - len(TRAIN_TEST_DUPLICATES)
-    assert info_split(info, "train") == list(train) and not set(train) & set(TRAIN_TEST_DUPLICATES)
+    assert list(info_splits(info)["train"]) == list(train) and not set(train) & set(TRAIN_TEST_DUPLICATES)
     assert BabyAIEnv.split_of(572) == "train"  # an OpenRedDoor seed of its own
     env = BabyAIEnv()
     test_start, train_start = env.reset(found[532]), env.reset(532)
