@@ -2,7 +2,7 @@
 # AgentEvol on env servers.  Each iteration explores the train splits with the current agent, keeps the
 # rewarded trajectories, merges them with the initial set, retrains FROM THE BASE MODEL and evaluates.
 #
-#   bash examples/agentevol.sh                                   # 8 GPUs, settings from configs/agentevol_7b.json
+#   bash examples/agentevol.sh                                   # 8 GPUs, settings from examples/configs/agentevol_7b.json
 #   bash examples/agentevol.sh --iterations 2 --explore-limit 200   # any flag overrides the config file
 #
 # Results: runs/agentevol-7b/iter_<m>/{explore,kept,train,eval}.jsonl, model/, stages.json, and

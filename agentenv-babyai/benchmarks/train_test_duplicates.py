@@ -60,7 +60,7 @@ def all_duplicates(workers: int = 2) -> dict[int, int]:
 def module_text(found: dict[int, int]) -> str:
     lines = ['"""Train tasks whose start state equals a test task\'s (grid, agent pose, mission).',
              "",
-             "Written by ``benchmarks/train_test_duplicates.py``; the train split leaves these out.",
+             "Written by ``agentenv-babyai/benchmarks/train_test_duplicates.py``; the train split leaves these out.",
              '"""', "", "#: ``{train index: the test index with the same start state}``",
              "TRAIN_TEST_DUPLICATES: dict[int, int] = {"]
     items = [f"{k}: {v}," for k, v in sorted(found.items())]

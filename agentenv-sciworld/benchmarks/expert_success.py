@@ -5,8 +5,9 @@
 Plays every task of the split (by default ``test``: the first two test variations of each of the 23
 task types) in-process with :class:`SciWorldEnv`, asking ``expert_action()`` before each step exactly as
 ``agentenv eval --agent expert`` does over HTTP.  Reports success (score 100) with no round limit (the
-env's own ``max_steps``), success within ``--rounds`` rounds (the env's ``max_rounds``, as an evaluation
-with default settings counts it) and the expert's episode lengths.
+env's own ``max_steps``), success within ``--rounds`` rounds (the env's ``max_rounds``: what an evaluation
+of another agent allows by default; the expert itself gets ``expert_max_rounds`` = 300 unless
+``--max-rounds`` is passed) and the expert's episode lengths.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from agentenv.controller.agents import Agent
 from agentenv.controller.evaluator import EvalTask, collect, evaluate
 from agentenv.controller.expert import ExpertAgent
 from agentenv.controller.sources import LocalEnv
-from agentenv.data.trajectory import read_trajectories
+from agentenv.data.trajectory import read_trajectories, write_json
 from agentenv.server.testing import running_server
 
 from test_controller_support import GuessEnv
@@ -75,6 +75,17 @@ def test_writes_agenttraj_lines_and_a_report(tmp_path):
     assert meta["max_rounds"] == {"guess": GuessEnv.max_rounds}  # None: the env's own limit
     assert meta["envs"]["guess"]["instruction"] == GuessEnv.instruction
     assert meta["runs"][0]["episodes_to_run"] == 20 and meta["runs"][0]["errors"] == 0
+
+
+def test_the_run_files_are_replaced_whole_or_not_at_all(tmp_path):
+    """The meta file, the trainer's stage markers and summaries go through write_json: a write that fails
+    part-way keeps the previous document and leaves no temp file behind."""
+    path = tmp_path / "results.meta.json"
+    write_json(path, {"runs": [1]})
+    with pytest.raises(TypeError):
+        write_json(path, {"runs": [1, 2], "agent": object()})  # not JSON: fails after the first keys
+    assert json.loads(path.read_text()) == {"runs": [1]}
+    assert [p.name for p in tmp_path.iterdir()] == ["results.meta.json"]
 
 
 def test_an_interrupted_run_resumes_without_duplicates_or_gaps(tmp_path):

@@ -27,7 +27,7 @@ from agentenv.controller.expert import ExpertAgent
 from agentenv.controller.report import EvalReport, build_report, normalised
 from agentenv.controller.rollout import Rollout, RolloutTask
 from agentenv.controller.sources import EnvSource, RemoteEnv
-from agentenv.data.trajectory import Trajectory, append_trajectory, read_trajectories
+from agentenv.data.trajectory import Trajectory, append_trajectory, read_trajectories, write_json
 
 
 @dataclass(frozen=True)
@@ -221,18 +221,11 @@ def _record_run_start(meta_path: Path, settings: dict[str, Any], *, n_tasks: int
     runs = meta.get("runs", [])
     run = {"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "episodes_requested": n_tasks, "episodes_to_run": n_todo}
     runs.append(run)
-    _write_json(meta_path, settings | {"runs": runs})
+    write_json(meta_path, settings | {"runs": runs})
     return run
 
 
 def _record_run_end(meta_path: Path, run: dict[str, Any], errors: int) -> None:
     meta = json.loads(meta_path.read_text())
     meta["runs"][-1] = run | {"ended": time.strftime("%Y-%m-%dT%H:%M:%S"), "errors": errors}
-    _write_json(meta_path, meta)
-
-
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    os.replace(tmp, path)
+    write_json(meta_path, meta)

@@ -115,6 +115,15 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[Any]:
                 continue
 
 
+def write_json(path: str | os.PathLike, data: Any) -> None:
+    """Write one JSON document atomically (temp file + rename), so a reader never sees half of it."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
 def write_trajectories(path: str | os.PathLike, trajectories: Iterable[Trajectory]) -> int:
     """Write a whole JSONL file atomically (temp file + rename); returns the count."""
     path = Path(path)

@@ -29,8 +29,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Protocol
 
-from agentenv.data.trajectory import read_jsonl
-from agentenv.trainer.runs import write_json
+from agentenv.data.trajectory import read_jsonl, write_json
 
 log = logging.getLogger(__name__)
 

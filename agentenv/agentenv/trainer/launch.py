@@ -13,8 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agentenv.data.trajectory import write_json
 from agentenv.trainer.engine import TrainConfig, is_done
-from agentenv.trainer.runs import write_json
 
 
 def launch_command(algorithm: str, config_path: Path, launcher: str) -> list[str]:

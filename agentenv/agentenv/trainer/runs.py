@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from agentenv.data.trajectory import write_json
+
 STAGES_FILE = "stages.json"
 
 #: settings that may change when a run is resumed (where and how fast it runs, not what it computes)
@@ -44,14 +46,6 @@ VOLATILE_SETTINGS = (
 )
 SUMMARY_FILE = "summary.json"
 CURVE_FILE = "curve.png"
-
-
-def write_json(path: Path, data: Any) -> None:
-    """Write JSON atomically (temp file + rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    os.replace(tmp, path)
 
 
 class IterationDir:
