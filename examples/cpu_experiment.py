@@ -21,7 +21,8 @@ writes one table per held-out set (mean and spread).
 ``--eto-*`` options pick ETO's settings (examples/eto_sweep.py compares them on validation tasks); each
 setting other than the defaults runs in its own folder (``ETOSettings.folder``).
 
-Reruns resume: finished seeds and stages are kept.
+Reruns resume: finished seeds and stages are kept.  The tables go to ``<out>/results_<ETO folder>.json``, one file
+per ETO setting, so a control run into the same ``--out`` keeps the experiment's file.
 """
 
 from __future__ import annotations
@@ -346,9 +347,10 @@ def main() -> None:
             table.add_row(stage, *[f"{v:.1%}" for v in values], f"{row['mean']:.1%}", f"{row['spread']:.1%}")
         console.print(table)
         tables[split] = rows
-    (args.out / "results.json").write_text(
-        json.dumps({"env": env, "seeds": args.seeds, "splits": tables}, indent=2)
-    )
+    # one file per ETO setting: the experiment and its control share the seeds' BC runs and this folder
+    out_file = args.out / f"results_{eto.folder()}.json"
+    out_file.write_text(json.dumps({"env": env, "seeds": args.seeds, "eto": eto.folder(), "splits": tables}, indent=2))
+    console.print(f"results: {out_file}")
 
 
 if __name__ == "__main__":
