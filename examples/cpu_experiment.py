@@ -17,6 +17,8 @@ writes one table per held-out set (mean and spread).
         --explore-tasks 256 --base runs/reader/reader_model --eto-learning-rate 1e-5   # examples/babyai_reader.sh
     ... --eto-tasks explore --eto-nll-weight 1     # ETO explores AgentEvol's wider set, with an NLL term
     ... --eto-learning-rate 1e-3 --eto-beta 0 ...  # the control: the NLL term alone (no preference)
+    ... --held-out fresh=20404:60404:40            # also score every stage on these tasks
+
 
 ``--eto-*`` options pick ETO's settings (examples/eto_sweep.py compares them on validation tasks); each
 setting other than the defaults runs in its own folder (``ETOSettings.folder``).
@@ -40,6 +42,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentenv.controller import collect
+from agentenv.controller.commands import parse_indices
 from agentenv.controller.sources import LocalEnv
 from agentenv.envs.registry import env_class
 from agentenv.trainer.dpo import LOSS_TYPES, PAIR_BY, PAIR_CUTS, PREFERENCE_SPANS, check_objective
@@ -209,8 +212,10 @@ def run_eto_from_bc(demo: Path, cfg: ETOConfig) -> dict:
     return run_eto(cfg)
 
 
-def run_seed(seed: int, out: Path, eto: ETOSettings, demo_args: list[str]) -> dict[str, dict[str, float]]:
-    """``{split: {stage: success}}`` for one seed."""
+def run_seed(
+    seed: int, out: Path, eto: ETOSettings, demo_args: list[str], extra_held_out: dict[str, list[int]]
+) -> dict[str, dict[str, float]]:
+    """``{split: {stage: success}}`` for one seed, over the plan's held-out sets and ``extra_held_out``."""
     demo = out / f"seed{seed}"
     subprocess.run(
         [sys.executable, str(Path(__file__).with_name("demo.py")), "--out", str(demo), "--seed", str(seed)]
@@ -218,6 +223,8 @@ def run_seed(seed: int, out: Path, eto: ETOSettings, demo_args: list[str]) -> di
         check=True,
     )
     plan = json.loads((demo / "plan.json").read_text())
+    if clash := set(extra_held_out) & set(plan["held_out"]):
+        raise SystemExit(f"--held-out {sorted(clash)}: the plan already has a held-out set of that name")
     evol = json.loads((demo / "agentevol" / "summary.json").read_text())
     models = {
         ("BC" if it["iteration"] == 0 else f"AgentEvol {it['iteration']}"): Path(it["model"])
@@ -242,7 +249,7 @@ def run_seed(seed: int, out: Path, eto: ETOSettings, demo_args: list[str]) -> di
             )
             for stage, model in models.items()
         }
-        for name, tasks in plan["held_out"].items()
+        for name, tasks in (plan["held_out"] | extra_held_out).items()
     }
 
 
@@ -306,6 +313,14 @@ def main() -> None:
         default="turn",
         help="ETO: the preference on whole agent turns, or on their action lines only",
     )
+    parser.add_argument(
+        "--held-out",
+        action="append",
+        default=[],
+        metavar="NAME=INDICES",
+        help="also score every stage on these tasks (a comma list of indices and START:STOP[:STEP] ranges); "
+        "repeatable",
+    )
     # anything else goes to demo.py, e.g. --hidden 256 --layers 4 for a bigger base model
     args, demo_args = parser.parse_known_args()
 
@@ -325,7 +340,16 @@ def main() -> None:
         loss=args.eto_loss,
         span=args.eto_span,
     )
-    results = {seed: run_seed(seed, args.out, eto, demo_args) for seed in args.seeds}
+    extra_held_out = {}
+    for item in args.held_out:
+        name, _, indices = item.partition("=")
+        try:
+            extra_held_out[name] = parse_indices(indices)
+        except ValueError as error:
+            parser.error(f"--held-out {item!r}: {error}")
+        if not name or not extra_held_out[name]:
+            parser.error(f"--held-out {item!r}: use NAME=INDICES")
+    results = {seed: run_seed(seed, args.out, eto, demo_args, extra_held_out) for seed in args.seeds}
     tables = {}
     env = json.loads((args.out / f"seed{args.seeds[0]}" / "plan.json").read_text())["env"]
     for split in results[args.seeds[0]]:

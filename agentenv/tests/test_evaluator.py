@@ -321,3 +321,4 @@ def test_cli_local_runs_envs_in_process(tmp_path, monkeypatch):
                "--no-progress")
     assert code == 0 and len(lines(out)) == 5
     assert commands.parse_indices("3,7,9") == [3, 7, 9] and commands.parse_indices("0:10:5") == [0, 5]
+    assert commands.parse_indices("3:90:40, 4:90:40,7") == [3, 43, 83, 4, 44, 84, 7]

@@ -49,7 +49,7 @@ def _add_task_options(p: argparse.ArgumentParser, default_split: str) -> None:
     p.add_argument("--local", action="store_true", help="run the envs in this process (no servers)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--split", help=f"a split from the server's /info (default: {default_split})")
-    which.add_argument("--indices", help="task indices: START:STOP[:STEP] or a comma list")
+    which.add_argument("--indices", help="task indices: a comma list of indices and START:STOP[:STEP] ranges")
     p.add_argument("--limit", type=int, help="at most this many tasks per env")
     p.add_argument("--concurrency", type=int, default=16, help="episodes run at once")
     p.add_argument("--out", required=True, type=_jsonl_path, help="results file (AgentTraj JSONL, .jsonl)")
@@ -164,13 +164,18 @@ def env_urls(envs: list[str], url_args: list[str]) -> dict[str, list[str]]:
 
 
 def parse_indices(text: str) -> list[int]:
-    """``"0:50"``, ``"0:50:5"`` or ``"3,7,9"`` as a list of indices."""
-    if ":" in text:
-        parts = [int(p) for p in text.split(":")]
-        if len(parts) not in (2, 3):
-            raise ValueError(f"bad index range {text!r}: use START:STOP[:STEP]")
-        return list(range(*parts))
-    return [int(p) for p in text.split(",") if p.strip()]
+    """A comma list of indices and ``START:STOP[:STEP]`` ranges (``"3,7,9"``, ``"0:50:5"``,
+    ``"3:40:10,4:40:10"``) as a list of indices, in the order given."""
+    indices: list[int] = []
+    for item in (part.strip() for part in text.split(",")):
+        if ":" in item:
+            parts = [int(p) for p in item.split(":")]
+            if len(parts) not in (2, 3):
+                raise ValueError(f"bad index range {item!r}: use START:STOP[:STEP]")
+            indices.extend(range(*parts))
+        elif item:
+            indices.append(int(item))
+    return indices
 
 
 def _tasks(sources: dict[str, EnvSource], args: argparse.Namespace) -> list:
