@@ -1,0 +1,43 @@
+"""benchmarks/paired_difference.py: two agents' episodes on the same tasks, compared task by task."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import paired_difference  # noqa: E402
+
+
+def episodes(path: Path, solved: dict[str, bool]) -> Path:
+    path.write_text("".join(json.dumps({"item_id": k, "success": v, "reward": float(v)}) + "\n"
+                            for k, v in solved.items()))
+    return path
+
+
+def test_the_difference_and_its_interval_are_over_the_shared_tasks(tmp_path):
+    base = episodes(tmp_path / "base.jsonl", {"t1": True, "t2": False, "t3": False, "t4": True, "x": True})
+    other = episodes(tmp_path / "other.jsonl", {"t1": True, "t2": True, "t3": True, "t4": False})
+    row = paired_difference.paired_difference(
+        paired_difference.successes(base), paired_difference.successes(other)
+    )
+    # per-task differences over t1..t4 (x is not shared): 0, +1, +1, -1 -> mean 1/4, sample sd sqrt(11/12)
+    half = 1.96 * math.sqrt(11 / 12) / 2
+    assert row["tasks"] == 4 and (row["base"], row["other"]) == (0.5, 0.75)
+    assert (row["only_base"], row["only_other"]) == (1, 2)
+    assert row["difference"] == pytest.approx(0.25)
+    assert (row["low"], row["high"]) == (pytest.approx(0.25 - half), pytest.approx(0.25 + half))
+
+
+def test_a_task_played_twice_or_a_missing_file_is_refused(tmp_path):
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text(json.dumps({"item_id": "t1", "success": True}) + "\n" +
+                     json.dumps({"item_id": "t1", "success": False}) + "\n")
+    with pytest.raises(SystemExit, match="played twice"):
+        paired_difference.successes(twice)
+    with pytest.raises(SystemExit, match="no such episodes file"):
+        paired_difference.successes(tmp_path / "missing.jsonl")

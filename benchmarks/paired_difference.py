@@ -1,0 +1,95 @@
+"""How much of a success-rate difference between two agents is the luck of the task set.
+
+    python benchmarks/paired_difference.py BASE.jsonl OTHER.jsonl [BASE.jsonl OTHER.jsonl ...] [--json OUT]
+
+Each pair of episode files (the evaluator's AgentTraj JSONL, greedy, one episode per task) holds two
+agents' episodes on the same tasks.  Per pair it prints both success rates, the tasks only one of them
+solved, and the difference with its 95% interval over tasks (paired: the per-task differences' standard
+error, ``sd / sqrt(n)``).  The interval says how far the difference could move on another draw of tasks
+of the same kind; it says nothing about another training seed, which is what an experiment's spread
+over seeds measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from agentenv.data.trajectory import read_jsonl
+
+
+def successes(path: Path) -> dict[str, bool]:
+    """``{item_id: success}`` of an episodes file (one episode per task)."""
+    if not path.is_file():
+        raise SystemExit(f"{path}: no such episodes file")
+    result: dict[str, bool] = {}
+    for episode in read_jsonl(path):
+        if episode["item_id"] in result:
+            raise SystemExit(f"{path}: {episode['item_id']} played twice; this compares one episode per task")
+        result[episode["item_id"]] = bool(episode["success"])
+    return result
+
+
+def paired_difference(base: dict[str, bool], other: dict[str, bool]) -> dict[str, float]:
+    """Success rates, one-sided wins and ``other - base`` with its 95% interval, over the shared tasks."""
+    tasks = sorted(base.keys() & other.keys())
+    if len(tasks) < 2:
+        raise SystemExit("the two files share fewer than 2 tasks")
+    diffs = [int(other[t]) - int(base[t]) for t in tasks]
+    half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs))
+    mean = statistics.mean(diffs)
+    return {
+        "tasks": len(tasks),
+        "base": statistics.mean(int(base[t]) for t in tasks),
+        "other": statistics.mean(int(other[t]) for t in tasks),
+        "only_base": diffs.count(-1),
+        "only_other": diffs.count(1),
+        "difference": mean,
+        "low": mean - half,
+        "high": mean + half,
+    }
+
+
+def short_names(files: list[Path]) -> dict[Path, str]:
+    """Each file's path below the files' common folder, without the file name when they all share it."""
+    common = Path(os.path.commonpath([f.parent for f in files]))
+    same_name = len({f.name for f in files}) == 1
+    return {f: str((f.parent if same_name else f).relative_to(common)) for f in files}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", type=Path, nargs="+", help="BASE OTHER pairs of episode files")
+    parser.add_argument("--json", type=Path, help="also write the rows here")
+    args = parser.parse_args()
+    if len(args.files) % 2:
+        parser.error("give the files in pairs: BASE OTHER [BASE OTHER ...]")
+    pairs = list(zip(args.files[::2], args.files[1::2], strict=True))
+    label = short_names(args.files)
+    rows = [{"base_file": str(b), "other_file": str(o), **paired_difference(successes(b), successes(o))}
+            for b, o in pairs]
+    table = Table(title="other - base, paired over tasks")
+    for column in ("other", "base", "tasks", "base %", "other %", "only base", "only other", "difference",
+                   "95% interval"):
+        table.add_column(column, justify="right")
+    for row in rows:
+        table.add_row(label[Path(row["other_file"])], label[Path(row["base_file"])], str(row["tasks"]), f"{row['base']:.1%}",
+                      f"{row['other']:.1%}", str(row["only_base"]), str(row["only_other"]),
+                      f"{row['difference']:+.1%}", f"{row['low']:+.1%} .. {row['high']:+.1%}")
+    console = Console()
+    if not console.is_terminal:  # a pipe or a log: no 80-column wrapping
+        console.width = 200
+    console.print(table)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
