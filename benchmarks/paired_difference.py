@@ -13,7 +13,6 @@ over seeds measures.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import statistics
@@ -22,7 +21,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from agentenv.data.trajectory import read_jsonl
+from agentenv.data.trajectory import read_jsonl, write_json
 
 
 def successes(path: Path) -> dict[str, bool]:
@@ -71,24 +70,24 @@ def main() -> None:
     args = parser.parse_args()
     if len(args.files) % 2:
         parser.error("give the files in pairs: BASE OTHER [BASE OTHER ...]")
-    pairs = list(zip(args.files[::2], args.files[1::2], strict=True))
     label = short_names(args.files)
-    rows = [{"base_file": str(b), "other_file": str(o), **paired_difference(successes(b), successes(o))}
-            for b, o in pairs]
     table = Table(title="other - base, paired over tasks")
     for column in ("other", "base", "tasks", "base %", "other %", "only base", "only other", "difference",
                    "95% interval"):
         table.add_column(column, justify="right")
-    for row in rows:
-        table.add_row(label[Path(row["other_file"])], label[Path(row["base_file"])], str(row["tasks"]), f"{row['base']:.1%}",
-                      f"{row['other']:.1%}", str(row["only_base"]), str(row["only_other"]),
-                      f"{row['difference']:+.1%}", f"{row['low']:+.1%} .. {row['high']:+.1%}")
+    rows = []
+    for base, other in zip(args.files[::2], args.files[1::2], strict=True):
+        row = paired_difference(successes(base), successes(other))
+        rows.append({"base_file": str(base), "other_file": str(other), **row})
+        table.add_row(label[other], label[base], str(row["tasks"]), f"{row['base']:.1%}", f"{row['other']:.1%}",
+                      str(row["only_base"]), str(row["only_other"]), f"{row['difference']:+.1%}",
+                      f"{row['low']:+.1%} .. {row['high']:+.1%}")
     console = Console()
     if not console.is_terminal:  # a pipe or a log: no 80-column wrapping
         console.width = 200
     console.print(table)
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=2))
+        write_json(args.json, rows)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ writes one table per held-out set (mean and spread).
     ... --eto-learning-rate 1e-3 --eto-beta 0 ...  # the control: the NLL term alone (no preference)
     ... --held-out fresh=20404:60404:40            # also score every stage on these tasks
 
-
 ``--eto-*`` options pick ETO's settings (examples/eto_sweep.py compares them on validation tasks); each
 setting other than the defaults runs in its own folder (``ETOSettings.folder``).
 
@@ -44,6 +43,7 @@ from rich.table import Table
 from agentenv.controller import collect
 from agentenv.controller.commands import parse_indices
 from agentenv.controller.sources import LocalEnv
+from agentenv.data.trajectory import write_json
 from agentenv.envs.registry import env_class
 from agentenv.trainer.dpo import LOSS_TYPES, PAIR_BY, PAIR_CUTS, PREFERENCE_SPANS, check_objective
 from agentenv.trainer.eto import PAIR_WITH, ETOConfig, check_pair_with, run_eto
@@ -347,7 +347,7 @@ def main() -> None:
             extra_held_out[name] = parse_indices(indices)
         except ValueError as error:
             parser.error(f"--held-out {item!r}: {error}")
-        if not name or not extra_held_out[name]:
+        if not name or not extra_held_out[name]:  # "=3,4", "fresh=" or "fresh"
             parser.error(f"--held-out {item!r}: use NAME=INDICES")
     results = {seed: run_seed(seed, args.out, eto, demo_args, extra_held_out) for seed in args.seeds}
     tables = {}
@@ -373,7 +373,7 @@ def main() -> None:
         tables[split] = rows
     # one file per ETO setting: the experiment and its control share the seeds' BC runs and this folder
     out_file = args.out / f"results_{eto.folder()}.json"
-    out_file.write_text(json.dumps({"env": env, "seeds": args.seeds, "eto": eto.folder(), "splits": tables}, indent=2))
+    write_json(out_file, {"env": env, "seeds": args.seeds, "eto": eto.folder(), "splits": tables})
     console.print(f"results: {out_file}")
 
 
