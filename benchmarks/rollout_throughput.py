@@ -18,7 +18,6 @@ The replies of all three are compared: greedy decoding must give the same text e
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import tempfile
@@ -31,7 +30,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig
 from agentenv.controller.hf_agent import HFAgent
 from agentenv.controller.rollout import Rollout, RolloutTask
 from agentenv.controller.sources import LocalEnv
-from agentenv.data.trajectory import Trajectory
+from agentenv.data.trajectory import Trajectory, write_json
 from agentenv.env import Environment, ExpertAction, StepResult
 from agentenv.testing import tiny_llama
 
@@ -187,7 +186,7 @@ def main() -> None:
             },
         }
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+        write_json(args.out, result)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import ssl
 import statistics
@@ -30,6 +29,7 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
+from agentenv.data.trajectory import write_json
 from agentenv.envs import EnvClient
 from agentenv.envs.registry import env_class, server_of
 from agentenv.server.launcher import ServerProcesses
@@ -235,7 +235,7 @@ def main() -> None:
     console.print(table)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(results, indent=2))
+        write_json(args.out, results)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from agentenv.data.trajectory import write_json
 from agentenv.server.testing import free_port
 
 console = Console()
@@ -174,7 +175,7 @@ def main() -> None:
     console.print(table)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(figures, indent=2))
+        write_json(args.out, figures)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from demo import PLANS, Plan  # examples/, beside this file
+from demo import parse_args as parse_demo_args
 from rich.console import Console
 from rich.table import Table
 
@@ -61,6 +63,12 @@ ETO_LEARNING_RATE = 1e-4
 ETO_BETA = 0.1
 #: which of the plan's task sets ETO explores: the BC set, or AgentEvol's wider one
 ETO_TASKS = ("bc", "explore")
+
+
+def demo_plan(demo_args: list[str]) -> Plan:
+    """The plan demo.py makes with these options (its ``plan.json`` is written only once it runs)."""
+    options = parse_demo_args(demo_args)
+    return PLANS[options.env](options)
 
 
 def reply_tokens(plan: dict) -> int:
@@ -223,8 +231,6 @@ def run_seed(
         check=True,
     )
     plan = json.loads((demo / "plan.json").read_text())
-    if clash := set(extra_held_out) & set(plan["held_out"]):
-        raise SystemExit(f"--held-out {sorted(clash)}: the plan already has a held-out set of that name")
     evol = json.loads((demo / "agentevol" / "summary.json").read_text())
     models = {
         ("BC" if it["iteration"] == 0 else f"AgentEvol {it['iteration']}"): Path(it["model"])
@@ -349,6 +355,9 @@ def main() -> None:
             parser.error(f"--held-out {item!r}: {error}")
         if not name or not extra_held_out[name]:  # "=3,4", "fresh=" or "fresh"
             parser.error(f"--held-out {item!r}: use NAME=INDICES")
+    # demo.py's options are checked, and its held-out set names known, before any seed runs
+    if clash := set(extra_held_out) & set(demo_plan(demo_args).held_out):
+        parser.error(f"--held-out {sorted(clash)}: the plan already has a held-out set of that name")
     results = {seed: run_seed(seed, args.out, eto, demo_args, extra_held_out) for seed in args.seeds}
     tables = {}
     env = json.loads((args.out / f"seed{args.seeds[0]}" / "plan.json").read_text())["env"]

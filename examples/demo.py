@@ -27,7 +27,6 @@ the random Llama; ``--reading-walks N`` is the reader's first stage alone.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import time
 from dataclasses import asdict, dataclass
@@ -39,7 +38,7 @@ from rich.table import Table
 
 from agentenv.controller import ExpertAgent, collect, evaluate
 from agentenv.controller.evaluator import EvalTask
-from agentenv.data.trajectory import read_trajectories, write_trajectories
+from agentenv.data.trajectory import read_trajectories, write_json, write_trajectories
 from agentenv.envs.registry import env_class
 from agentenv.models import random_llama, train_tokenizer
 from agentenv.server.launcher import ServerProcesses
@@ -135,9 +134,10 @@ def wordle_plan(args: argparse.Namespace) -> Plan:
 PLANS = {"maze": maze_plan, "babyai": babyai_plan, "wordle": wordle_plan}
 
 
-def parse_args() -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The demo's options, from ``argv`` (default: the command line)."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="demo.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--out", type=Path, default=Path("runs/demo"))
     parser.add_argument("--env", choices=sorted(PLANS), default="maze", help="the env the agent learns")
@@ -196,7 +196,7 @@ def parse_args() -> argparse.Namespace:
         default="reading",
         help="task_reading: the walks' replies also restate the task (the goal) every turn",
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.reader and args.env != "babyai":
         parser.error("--reader is BabyAI's reader (3,000 walks over its 40 levels); use --reading-walks")
     if args.reading_walks and args.env == "wordle":
@@ -287,7 +287,7 @@ def main() -> None:
     check_run_config(args.out, settings, volatile=("iterations", "base_only"))
     started = time.perf_counter()
     plan = PLANS[args.env](args)
-    (args.out / "plan.json").write_text(json.dumps(asdict(plan)))
+    write_json(args.out / "plan.json", asdict(plan))
     test_name, test = next(iter(plan.held_out.items()))
 
     t = stage("1. servers up")
@@ -384,7 +384,7 @@ def main() -> None:
     console.print(
         f"curve: {args.out / 'agentevol' / 'curve.png'}   total {time.perf_counter() - started:.0f} s"
     )
-    (args.out / "demo_summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    write_json(args.out / "demo_summary.json", summary)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from cpu_experiment import (  # examples/, beside this file
 from rich.console import Console
 from rich.table import Table
 
+from agentenv.data.trajectory import write_json
 from agentenv.trainer.config_args import field_defaults
 from agentenv.trainer.eto import ETOConfig, run_eto
 
@@ -136,11 +137,9 @@ def main() -> None:
     for name, pairs, success in rows:
         table.add_row(name, pairs, f"{success:.1%}")
     console.print(table)
-    (out / "results.json").write_text(
-        json.dumps([dict(zip(("setting", "pairs", "success"), r, strict=True)) for r in rows])
-    )
+    write_json(out / "results.json", [dict(zip(("setting", "pairs", "success"), r, strict=True)) for r in rows])
     every = {"bc_validation_success": rows[0][2], "validation_tasks": len(validation), "seed": seed}
-    (out / "all_results.json").write_text(json.dumps(every | {"settings": sweep_rows(out)}, indent=1))
+    write_json(out / "all_results.json", every | {"settings": sweep_rows(out)})
 
 
 if __name__ == "__main__":

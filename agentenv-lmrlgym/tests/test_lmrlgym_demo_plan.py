@@ -23,8 +23,27 @@ def test_wordle_plan_trains_and_explores_only_training_words():
     assert p.max_new_tokens == 128  # the expert's replies list candidate words
 
 
-def test_reading_walks_are_refused_for_wordle(monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", ["demo.py", "--env", "wordle", "--reading-walks", "10"])
+def test_reading_walks_are_refused_for_wordle(capsys):
     with pytest.raises(SystemExit):
-        demo.parse_args()
+        demo.parse_args(["--env", "wordle", "--reading-walks", "10"])
     assert "a Wordle guess is free text" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--env", "wordle", "--held-out", "test=1,2"], "the plan already has a held-out set of that name"),
+        (["--held-out", "test_procedural=1,2"], "the plan already has a held-out set of that name"),
+        (["--env", "wordle", "--held-out", "fresh=1,2", "--no-such-option"], "demo.py: error"),
+    ],
+)
+def test_cpu_experiment_refuses_bad_settings_before_any_seed_runs(tmp_path, monkeypatch, capsys, argv, message):
+    import cpu_experiment
+
+    out = tmp_path / "experiment"
+    monkeypatch.setattr(sys, "argv", ["cpu_experiment.py", "--out", str(out), *argv])
+    with pytest.raises(SystemExit) as stopped:
+        cpu_experiment.main()
+    assert stopped.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()  # refused before seed 0's demo started

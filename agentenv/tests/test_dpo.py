@@ -158,15 +158,19 @@ def test_given_reference_values_are_used_only_for_the_tokens_they_cover(base_mod
     assert (short["ref_chosen"], short["ref_rejected"]) == (-1.5, None)
 
 
-def test_saved_reference_values_of_other_settings_are_recomputed(base_model, tmp_path):
-    """A rerun in the same folder with another max_length or span must not reuse values over other tokens."""
+@pytest.mark.parametrize("saved_by", ["other settings", "a run killed while writing them"])
+def test_saved_reference_values_are_recomputed_unless_complete_for_these_settings(base_model, tmp_path, saved_by):
+    """A rerun in the same folder with another max_length or span must not reuse values over other tokens,
+    and a file cut short (no value for the last pair) neither stops the run nor is half used."""
     import json
 
     write_pairs(tmp_path / "pairs.jsonl", pairs())
     out = tmp_path / "dpo"
     out.mkdir()
-    stale = {"chosen": -1.0, "rejected": -9.0, "tokens": {"max_length": 64, "span": "turn"}}
-    (out / REFERENCE_FILE).write_text("".join(json.dumps({"pair": i} | stale) + "\n" for i in range(4)))
+    max_length = 64 if saved_by == "other settings" else 1024
+    stale = {"chosen": -1.0, "rejected": -9.0, "tokens": {"max_length": max_length, "span": "turn"}}
+    text = "".join(json.dumps({"pair": i} | stale) + "\n" for i in range(4))
+    (out / REFERENCE_FILE).write_text(text if saved_by == "other settings" else text[:-20])
     cfg = DPOConfig(
         model=str(base_model), output_dir=str(out), pairs=[str(tmp_path / "pairs.jsonl")], max_length=1024,
         max_steps=1, batch_size=4, learning_rate=1e-3, warmup_ratio=0.0, beta=0.1, seed=0,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -10,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentenv.data.trajectory import Trajectory
+from agentenv.data.trajectory import Trajectory, write_json, write_text_atomic
 
 ALL = "all"
 
@@ -78,8 +77,8 @@ class EvalReport:
         """Write ``<stem>.report.json`` and ``<stem>.report.md``; return both paths."""
         stem = Path(stem)
         json_path, md_path = stem.with_name(stem.name + ".report.json"), stem.with_name(stem.name + ".report.md")
-        json_path.write_text(json.dumps(self.to_json(), indent=2) + "\n")
-        md_path.write_text(self.markdown())
+        write_json(json_path, self.to_json())
+        write_text_atomic(md_path, self.markdown())
         return json_path, md_path
 
     def __str__(self) -> str:

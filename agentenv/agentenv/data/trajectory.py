@@ -115,27 +115,38 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[Any]:
                 continue
 
 
-def write_json(path: str | os.PathLike, data: Any) -> None:
-    """Write one JSON document atomically (temp file + rename), so a reader never sees half of it."""
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write a text file atomically (temp file + rename), so a reader, or a run resumed after a kill, never
+    sees half of it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
 
 
-def write_trajectories(path: str | os.PathLike, trajectories: Iterable[Trajectory]) -> int:
-    """Write a whole JSONL file atomically (temp file + rename); returns the count."""
+def write_json(path: str | os.PathLike, data: Any) -> None:
+    """Write one JSON document atomically (:func:`write_text_atomic`)."""
+    write_text_atomic(path, json.dumps(data, indent=2) + "\n")
+
+
+def write_jsonl(path: str | os.PathLike, objects: Iterable[Any]) -> int:
+    """Write a whole JSONL file atomically (streamed to a temp file, then renamed); returns the count."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp = path.with_name(path.name + ".tmp")
     n = 0
     with tmp.open("w", encoding="utf-8") as f:
-        for t in trajectories:
-            f.write(json.dumps(t.to_json(), ensure_ascii=False) + "\n")
+        for obj in objects:
+            f.write(json.dumps(obj, ensure_ascii=False) + "\n")
             n += 1
     os.replace(tmp, path)
     return n
+
+
+def write_trajectories(path: str | os.PathLike, trajectories: Iterable[Trajectory]) -> int:
+    """Write a whole JSONL file of trajectories atomically; returns the count."""
+    return write_jsonl(path, (t.to_json() for t in trajectories))
 
 
 def append_trajectory(path: str | os.PathLike, trajectory: Trajectory | dict[str, Any]) -> None:

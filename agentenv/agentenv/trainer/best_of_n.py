@@ -7,7 +7,6 @@ ordinary resumable evaluation file (``out``), so an interrupted run continues wh
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
@@ -16,7 +15,7 @@ from typing import Any
 
 from agentenv.controller.report import normalised
 from agentenv.controller.sources import EnvSource
-from agentenv.data.trajectory import Trajectory
+from agentenv.data.trajectory import Trajectory, write_json, write_text_atomic
 from agentenv.trainer.rollouts import EnvSettings, close_sources, open_sources, split_indices
 
 
@@ -157,8 +156,8 @@ def run_best_of_n(
         "rows": [asdict(r) for r in rows],
     }
     out = Path(cfg.out)
-    out.with_name(out.stem + ".best_of_n.json").write_text(json.dumps(summary, indent=2) + "\n")
-    out.with_name(out.stem + ".best_of_n.md").write_text(markdown(rows, cfg.n))
+    write_json(out.with_name(out.stem + ".best_of_n.json"), summary)
+    write_text_atomic(out.with_name(out.stem + ".best_of_n.md"), markdown(rows, cfg.n))
     if progress:
         print(markdown(rows, cfg.n), end="")
     return summary

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentenv.data.trajectory import Trajectory, Turn
+from agentenv.data.trajectory import Trajectory, Turn, read_jsonl, write_jsonl
 from agentenv.trainer.engine import (
     TrainConfig,
     fit,
@@ -105,16 +105,8 @@ def read_pairs(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Iterat
 
 
 def write_pairs(path: str | os.PathLike, pairs: Iterable[PreferencePair]) -> int:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    n = 0
-    with tmp.open("w") as f:
-        for p in pairs:
-            f.write(json.dumps(p.to_json(), ensure_ascii=False) + "\n")
-            n += 1
-    os.replace(tmp, path)
-    return n
+    """Write a JSONL file of preference pairs atomically; returns the count."""
+    return write_jsonl(path, (p.to_json() for p in pairs))
 
 
 def cut_rejected(chosen: list[Turn], rejected: list[Turn], extra_rounds: int = 5) -> list[Turn]:
@@ -409,7 +401,7 @@ def train_dpo(cfg: DPOConfig) -> Path:
         collate = PairCollator(tokenizer.pad_token_id)
         saved = out / REFERENCE_FILE
         tokens = {"max_length": cfg.max_length, "span": cfg.preference_span}  # what the saved values cover
-        values = {d["pair"]: d for d in map(json.loads, saved.read_text().splitlines())} if saved.exists() else {}
+        values = {d["pair"]: d for d in read_jsonl(saved)} if saved.exists() else {}
         if values and all(values.get(e["pair"], {}).get("tokens") == tokens for e in examples):
             for e in examples:
                 e["ref_chosen"], e["ref_rejected"] = values[e["pair"]]["chosen"], values[e["pair"]]["rejected"]
@@ -420,13 +412,13 @@ def train_dpo(cfg: DPOConfig) -> Path:
                 compute_reference_logps(model, examples, collate, cfg.batch_size, accelerator)
             if accelerator.is_main_process:
                 out.mkdir(parents=True, exist_ok=True)
-                lines = [
-                    json.dumps(
+                write_jsonl(
+                    saved,
+                    (
                         {"pair": e["pair"], "chosen": e["ref_chosen"], "rejected": e["ref_rejected"], "tokens": tokens}
-                    )
-                    for e in examples
-                ]
-                saved.write_text("".join(line + "\n" for line in lines))
+                        for e in examples
+                    ),
+                )
 
         model = load_model(cfg, accelerator)
         objective = DPOObjective(cfg.beta, cfg.nll_weight, cfg.loss_type)

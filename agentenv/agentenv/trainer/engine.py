@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Protocol
 
-from agentenv.data.trajectory import read_jsonl, write_json
+from agentenv.data.trajectory import read_jsonl, write_json, write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -323,7 +323,7 @@ def fit(
         out.mkdir(parents=True, exist_ok=True)
         if not cfg.resume:  # an earlier run's checkpoints would outrank this run's when pruned or resumed
             shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
-        (out / "train_config.json").write_text(json.dumps(cfg.to_json(), indent=2))
+        write_json(out / "train_config.json", cfg.to_json())
         _truncate_log(out, start)
     if start == 0 and before_training is not None:
         before_training(model)
@@ -398,7 +398,7 @@ def _truncate_log(out: Path, step: int) -> None:
     """Drop log lines past the step a resumed run restarts from."""
     p = out / LOG_FILE
     if p.exists():
-        p.write_text("".join(json.dumps(line) + "\n" for line in read_log(out) if line["step"] <= step))
+        write_text_atomic(p, "".join(json.dumps(line) + "\n" for line in read_log(out) if line["step"] <= step))
 
 
 def save_checkpoint(cfg: TrainConfig, accelerator, step: int, steps: int) -> Path:
@@ -407,7 +407,8 @@ def save_checkpoint(cfg: TrainConfig, accelerator, step: int, steps: int) -> Pat
     accelerator.save_state(str(path))
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
-        (path / STATE_FILE).write_text(json.dumps({"step": step, "total_steps": steps, "config": cfg.to_json()}))
+        # written last and atomically: a checkpoint with this file is complete
+        write_json(path / STATE_FILE, {"step": step, "total_steps": steps, "config": cfg.to_json()})
         complete = sorted((p for p in root.glob("step-*") if (p / STATE_FILE).exists()), key=_step_of)
         for old in complete[: max(0, len(complete) - max(1, cfg.save_total_limit))]:
             shutil.rmtree(old, ignore_errors=True)
