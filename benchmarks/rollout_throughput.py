@@ -185,7 +185,6 @@ def main() -> None:
                 "load_avg_1m": os.getloadavg()[0], "python": platform.python_version(), "torch": torch.__version__,
             },
         }
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         write_json(args.out, result)
 
 

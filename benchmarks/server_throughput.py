@@ -234,7 +234,6 @@ def main() -> None:
     table.add_row("64 clients vs bare", f"{100 * at64:.0f}%")
     console.print(table)
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         write_json(args.out, results)
 
 

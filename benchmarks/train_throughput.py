@@ -174,7 +174,6 @@ def main() -> None:
         table.add_row(key, str(value))
     console.print(table)
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
         write_json(args.out, figures)
 
 

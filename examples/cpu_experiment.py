@@ -356,15 +356,15 @@ def main() -> None:
         if not name or not extra_held_out[name]:  # "=3,4", "fresh=" or "fresh"
             parser.error(f"--held-out {item!r}: use NAME=INDICES")
     # demo.py's options are checked, and its held-out set names known, before any seed runs
-    if clash := set(extra_held_out) & set(demo_plan(demo_args).held_out):
+    plan = demo_plan(demo_args)
+    if clash := set(extra_held_out) & set(plan.held_out):
         parser.error(f"--held-out {sorted(clash)}: the plan already has a held-out set of that name")
     results = {seed: run_seed(seed, args.out, eto, demo_args, extra_held_out) for seed in args.seeds}
     tables = {}
-    env = json.loads((args.out / f"seed{args.seeds[0]}" / "plan.json").read_text())["env"]
     for split in results[args.seeds[0]]:
         per_seed = {seed: results[seed][split] for seed in args.seeds}
         stages = list(dict.fromkeys(stage for by_stage in per_seed.values() for stage in by_stage))
-        table = Table(title=f"held-out {env} tasks, {split}: success rate")
+        table = Table(title=f"held-out {plan.env} tasks, {split}: success rate")
         for column in ("stage", *[f"seed {s}" for s in args.seeds], "mean", "spread (max-min)"):
             table.add_column(column, justify="right")
         rows = []
@@ -382,7 +382,7 @@ def main() -> None:
         tables[split] = rows
     # one file per ETO setting: the experiment and its control share the seeds' BC runs and this folder
     out_file = args.out / f"results_{eto.folder()}.json"
-    write_json(out_file, {"env": env, "seeds": args.seeds, "eto": eto.folder(), "splits": tables})
+    write_json(out_file, {"env": plan.env, "seeds": args.seeds, "eto": eto.folder(), "splits": tables})
     console.print(f"results: {out_file}")
 
 

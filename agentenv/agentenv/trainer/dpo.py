@@ -411,7 +411,6 @@ def train_dpo(cfg: DPOConfig) -> Path:
             if need_reference:
                 compute_reference_logps(model, examples, collate, cfg.batch_size, accelerator)
             if accelerator.is_main_process:
-                out.mkdir(parents=True, exist_ok=True)
                 write_jsonl(
                     saved,
                     (
