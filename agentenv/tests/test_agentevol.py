@@ -371,6 +371,30 @@ def test_one_eto_iteration_end_to_end(base_model, expert_data, tmp_path):
     assert (it1 / "model" / "model.safetensors").exists()
 
 
+@pytest.mark.slow
+def test_eto_reads_agentgym_expert_files_and_skips_pairs_beyond_max_length(base_model, expert_data, tmp_path):
+    """AgentGym's released expert files carry no reward: their trajectories still win against failures.
+    When no pair fits in max_length, the iteration keeps its model instead of failing on every rerun."""
+    from agentenv.trainer.dpo import read_pairs
+
+    agenttraj = tmp_path / "toy_agenttraj.json"
+    records = [{"item_id": t.item_id, "conversations": t.to_json()["conversations"]} for t in read_trajectories(expert_data)]
+    agenttraj.write_text(json.dumps(records))
+    run = tmp_path / "eto"
+    cfg = ETOConfig(
+        model=str(base_model), output_dir=str(run), expert_data=[str(agenttraj)], envs=["toy"], iterations=1,
+        eval_tasks=[101], **small_training(batch_size=1, max_length=16),
+    )
+    for _ in range(2):  # the rerun finds the iteration done
+        summary = run_eto(cfg, sources=toy_sources(), progress=False)
+    it1 = run / "iter_1"
+    (pair,) = read_pairs(it1 / "pairs.jsonl")
+    assert pair.item_id == "toy_1" and pair.chosen_reward == 1.0 and pair.chosen[-1].value.endswith(WINNING_ACTION)
+    stages = json.loads((it1 / "stages.json").read_text())
+    assert stages["paired"]["trainable"] == 0 and stages["trained"]["skipped"] == "no pairs within max_length"
+    assert stages["trained"]["model"] == str(base_model) and summary["iterations"][1]["pairs"] == 1
+
+
 def test_best_of_n_run_with_a_local_model(base_model, tmp_path):
     from agentenv.trainer.best_of_n import BestOfNConfig, run_best_of_n
 

@@ -20,7 +20,7 @@ from agentenv.data.tokenize import (
     set_chat_template,
     tokenize_dataset,
 )
-from agentenv.data.trajectory import Trajectory, Turn
+from agentenv.data.trajectory import Trajectory, Turn, read_trajectories
 from agentenv.testing import tiny_tokenizer
 
 # A "model's own" template unlike both fallbacks (Zephyr-style role tags, "</s>" ends every message).
@@ -34,7 +34,7 @@ def conversation() -> list[Turn]:
     t = Trajectory.start("maze", 3, "You are an agent in a maze. Reach the goal.")
     t.add_observation("Your position is 3, 4. Available actions: move up, move down")
     t.add_reply("Thought:\nI should move toward the goal.\n\nAction:\nmove up")
-    t.add_observation("Your position is 2, 4.")
+    t.conversations.append(Turn("human", "Your position is 2, 4.", True))  # flagged, but the model never writes it
     t.conversations.append(Turn("gpt", "Thought:\nThe letters narrow it down.\n\nAction:\nmove down", None))
     t.add_observation("There are walls to your left and right.")
     t.add_reply("Thought:\nNot this one.\n\nAction:\nmove up", loss=False)
@@ -94,7 +94,8 @@ def test_labels_cover_exactly_the_loss_true_turns(case):
     # every trained token is the token itself; everything else is masked
     assert all(label in (token, IGNORE_INDEX) for token, label in zip(enc.input_ids, enc.labels, strict=True))
     expected = [t.value for t in turns if t.trains()]
-    assert len(expected) == 2  # the "Ok." and the loss=False reply are not trained; loss=None gpt is
+    # the "Ok.", the loss=False reply and the loss=True human turn are not trained; the loss=None gpt turn is
+    assert expected == [turns[3].value, turns[5].value]
     # the text under each run of trained tokens is exactly a trained turn plus its end-of-turn marker
     text, _, _ = render_with_spans(tok, turns)
     offsets = tok(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
@@ -208,6 +209,35 @@ def test_agentgym_json_and_our_jsonl_load_together(tmp_path):
 
     _, stats = tokenize_dataset(ds, tok, max_length=20)
     assert stats.dropped == 4 and stats.kept == 0
+
+    # released records carry no score: unscored (reward 0) unless the reader says what they are
+    assert [(t.reward, t.success) for t in read_trajectories(released)][0] == (0.0, False)
+    assert [(t.reward, t.success) for t in read_trajectories(released, unscored_reward=1.0)][0] == (1.0, True)
+    assert [t.reward for t in read_trajectories(ours, unscored_reward=1.0)] == [1.0]  # scored: kept as is
+
+
+def test_a_folder_of_evaluation_output_loads_its_trajectories_only(tmp_path, caplog):
+    """``--data FOLDER`` over ``agentenv eval`` output: the side files are left out, and a line a kill cut
+    short in the middle (a resumed run appends after it) is skipped with a warning naming it."""
+    from agentenv.controller.report import build_report
+
+    t = Trajectory.start("maze", 7, "Maze instruction", reward=1.0, success=True)
+    t.add_observation("obs")
+    t.add_reply("Thought:\ngo\n\nAction:\nmove up")
+    lines = [json.dumps(dict(t.to_json(), item_id=f"maze_{i}")) for i in range(3)]
+    (tmp_path / "maze_eval.jsonl").write_text(lines[0] + "\n" + lines[1][:30] + "\n" + lines[2] + "\n")
+    (tmp_path / "maze_eval.meta.json").write_text(json.dumps({"agent": "expert", "runs": []}))
+    build_report([t], {"maze": (0.0, 1.0)}).save(tmp_path / "maze_eval")
+    assert (tmp_path / "maze_eval.report.json").exists()
+
+    with caplog.at_level("WARNING"):
+        ds = load_trajectory_dataset(tmp_path)
+    assert ds["item_id"] == ["maze_0", "maze_2"]
+    assert "maze_eval.jsonl: skipped line 2" in caplog.text
+
+    (tmp_path / "notes.json").write_text(json.dumps({"not": "trajectories"}))
+    with pytest.raises(ValueError, match="notes.json is not a trajectory file"):
+        load_trajectory_dataset(tmp_path)
 
 
 def test_packing_and_collation():

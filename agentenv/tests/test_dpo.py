@@ -158,27 +158,84 @@ def test_given_reference_values_are_used_only_for_the_tokens_they_cover(base_mod
     assert (short["ref_chosen"], short["ref_rejected"]) == (-1.5, None)
 
 
-@pytest.mark.parametrize("saved_by", ["other settings", "a run killed while writing them"])
-def test_saved_reference_values_are_recomputed_unless_complete_for_these_settings(base_model, tmp_path, saved_by):
-    """A rerun in the same folder with another max_length or span must not reuse values over other tokens,
-    and a file cut short (no value for the last pair) neither stops the run nor is half used."""
-    import json
-
-    write_pairs(tmp_path / "pairs.jsonl", pairs())
-    out = tmp_path / "dpo"
-    out.mkdir()
-    max_length = 64 if saved_by == "other settings" else 1024
-    stale = {"chosen": -1.0, "rejected": -9.0, "tokens": {"max_length": max_length, "span": "turn"}}
-    text = "".join(json.dumps({"pair": i} | stale) + "\n" for i in range(4))
-    (out / REFERENCE_FILE).write_text(text if saved_by == "other settings" else text[:-20])
-    cfg = DPOConfig(
-        model=str(base_model), output_dir=str(out), pairs=[str(tmp_path / "pairs.jsonl")], max_length=1024,
+def dpo_config(model, out, pair_file, **overrides) -> DPOConfig:
+    settings = dict(
+        model=str(model), output_dir=str(out), pairs=[str(pair_file)], max_length=1024,
         max_steps=1, batch_size=4, learning_rate=1e-3, warmup_ratio=0.0, beta=0.1, seed=0,
     )
-    (line,) = read_log(train_dpo(cfg))
+    return DPOConfig(**(settings | overrides))
+
+
+def perturbed_copy(model: Path, out: Path) -> Path:
+    """Another starting model: ``model``'s weights with noise added."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    torch.manual_seed(1)
+    other = AutoModelForCausalLM.from_pretrained(model)
+    with torch.no_grad():
+        for w in other.parameters():
+            w.add_(0.05 * torch.randn_like(w))
+    other.save_pretrained(out)
+    AutoTokenizer.from_pretrained(model).save_pretrained(out)
+    return out
+
+
+@pytest.mark.parametrize("saved_by", ["a run on other pairs", "a run from another model", "a run killed while writing"])
+def test_saved_reference_values_are_reused_only_when_they_fit(base_model, tmp_path, saved_by):
+    """A rerun in the same folder reuses the reference values an earlier run saved only for the same model,
+    pairs, tokens and masks: values for other pairs (here each pair reversed) or another starting model
+    would make step 1's loss differ from log 2, and a file cut short neither stops the run nor is half used."""
+    import json
+    import shutil
+
+    write_pairs(tmp_path / "pairs.jsonl", pairs())
+    reversed_pairs = [dataclasses.replace(p, chosen=p.rejected, rejected=p.chosen) for p in pairs()]
+    write_pairs(tmp_path / "reversed.jsonl", reversed_pairs)
+    earlier = {
+        "a run on other pairs": dict(pair_file=tmp_path / "reversed.jsonl"),
+        "a run from another model": dict(model=perturbed_copy(base_model, tmp_path / "other_model")),
+        "a run killed while writing": {},
+    }[saved_by]
+    first = train_dpo(dpo_config(
+        earlier.get("model", base_model), tmp_path / "first", earlier.get("pair_file", tmp_path / "pairs.jsonl")
+    ))
+    out = tmp_path / "dpo"
+    out.mkdir()
+    text = (first / REFERENCE_FILE).read_text()
+    (out / REFERENCE_FILE).write_text(text[:-20] if saved_by == "a run killed while writing" else text)
+    (line,) = read_log(train_dpo(dpo_config(base_model, out, tmp_path / "pairs.jsonl")))
     assert line["loss"] == pytest.approx(math.log(2), abs=1e-5)  # recomputed: the policy is the reference
-    saved = [json.loads(s) for s in (out / REFERENCE_FILE).read_text().splitlines()]
-    assert saved[0]["tokens"] == {"max_length": 1024, "span": "turn"} and saved[0]["chosen"] != -1.0
+
+    # and a rerun that fits reuses them: the same values, the same first step
+    again = tmp_path / "again"
+    again.mkdir()
+    shutil.copy(out / REFERENCE_FILE, again / REFERENCE_FILE)
+    (line,) = read_log(train_dpo(dpo_config(base_model, again, tmp_path / "pairs.jsonl")))
+    assert line["loss"] == pytest.approx(math.log(2), abs=1e-5)
+    assert [json.loads(s) for s in (again / REFERENCE_FILE).read_text().splitlines()] == [
+        json.loads(s) for s in (out / REFERENCE_FILE).read_text().splitlines()
+    ]
+
+
+def test_a_resumed_run_without_its_reference_values_stops_with_a_clear_error(base_model, tmp_path):
+    """The reference is the starting model; a checkpoint no longer is, so a resumed run whose saved values do
+    not fit must stop, not train against missing (NaN) values."""
+    import shutil
+
+    write_pairs(tmp_path / "pairs.jsonl", pairs())
+    first = train_dpo(dpo_config(
+        base_model, tmp_path / "first", tmp_path / "pairs.jsonl", max_steps=2, save_every=1,
+        delete_checkpoints_when_done=False,
+    ))
+    resumed = tmp_path / "resumed"
+    shutil.copytree(first / "checkpoints" / "step-1", resumed / "checkpoints" / "step-1")
+    with pytest.raises(ValueError, match="cannot recompute them"):
+        train_dpo(dpo_config(base_model, resumed, tmp_path / "pairs.jsonl", max_steps=2, save_every=1))
+    # with the values it resumes and takes the uninterrupted run's second step
+    shutil.copy(first / REFERENCE_FILE, resumed / REFERENCE_FILE)
+    out = train_dpo(dpo_config(base_model, resumed, tmp_path / "pairs.jsonl", max_steps=2, save_every=1))
+    assert read_log(out)[-1]["loss"] == pytest.approx(read_log(first)[-1]["loss"], rel=1e-5)
 
 
 def test_nll_weight_adds_the_chosen_per_token_nll(base_model, tmp_path):

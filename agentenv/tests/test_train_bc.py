@@ -111,6 +111,8 @@ def test_finished_run_is_not_repeated(base_model, data, tmp_path):
     stamp = (out / "model.safetensors").stat().st_mtime_ns
     train_bc(config(base_model, data, tmp_path / "bc", max_steps=1))
     assert (out / "model.safetensors").stat().st_mtime_ns == stamp
+    train_bc(config(base_model, data, tmp_path / "bc", max_steps=1, resume=False))  # unless told to start over
+    assert (out / "model.safetensors").stat().st_mtime_ns != stamp
 
 
 def test_packed_rows_give_the_loss_of_their_conversations_one_by_one(base_model, data, tmp_path):
@@ -157,6 +159,39 @@ def test_checkpoints_of_another_run_are_refused_or_cleared(base_model, data, tmp
     train_bc(config(base_model, data, out, save_every=1, resume=False, delete_checkpoints_when_done=False))
     assert sorted(p.name for p in (out / CHECKPOINTS).iterdir()) == ["step-2", "step-3"]  # this run's (4 is final)
     assert [line["step"] for line in read_log(out)] == [1, 2, 3, 4]
+
+
+def test_a_resumed_run_refuses_other_settings_but_not_other_bookkeeping(base_model, data, tmp_path):
+    out = tmp_path / "bc"
+    train_bc(config(base_model, data, out, save_every=1, delete_checkpoints_when_done=False))
+    (out / "train_state.json").unlink()  # unfinished: it resumes from step-3
+    with pytest.raises(ValueError, match=r"other settings \(batch_size, learning_rate\)"):
+        train_bc(config(base_model, data, out, save_every=1, learning_rate=1e-5, batch_size=2))
+    # how often it saves and logs, and how many checkpoints it keeps, may change
+    train_bc(config(base_model, data, out, save_every=2, save_total_limit=5, log_every=2))
+    assert [line["step"] for line in read_log(out)] == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--batch-size", "0", "batch_size must be at least 1"),
+        ("--gradient-accumulation-steps", "0", "gradient_accumulation_steps must be at least 1"),
+        ("--log-every", "0", "log_every must be at least 1"),
+        ("--num-epochs", "0", "num_epochs must be positive"),
+        ("--warmup-ratio", "-1", r"warmup_ratio must lie in \[0, 1\]"),
+        ("--gradient-checkpointing", "yes", "gradient_checkpointing must be one of"),
+        ("--lr-scheduler", "cosine_restarts", "lr_scheduler must be one of"),
+    ],
+)
+def test_bad_settings_are_refused_before_any_work(tmp_path, flag, value, message):
+    from agentenv.cli import main
+
+    out = tmp_path / "bc"
+    args = ["train", "bc", "--model", "nowhere", "--data", "none.jsonl", "--output-dir", str(out), "--max-steps", "0"]
+    with pytest.raises(SystemExit, match=f"invalid settings: {message}"):
+        main([*args, flag, value])
+    assert not out.exists()
 
 
 class OtherProcess:

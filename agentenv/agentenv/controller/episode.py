@@ -47,7 +47,8 @@ class Episode:
     done: bool = False
     score: float = 0.0
     success: bool = False
-    #: why the episode ended: "done", "max_rounds", "context_overflow" or "error"
+    #: why the episode ended: "done", "max_rounds", "context_overflow", "invalid_reply" (the server refused
+    #: the reply, e.g. as too long) or "error" (the env failed; the episode is not recorded)
     stop_reason: str | None = None
     error: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)

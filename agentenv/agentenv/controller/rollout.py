@@ -2,8 +2,9 @@
 
 Each round gathers every live episode, asks the agent for all their replies in one ``act`` call (one
 batched generation, or concurrent API requests), then steps all their environments concurrently.  An
-episode ends on ``done``, after ``max_rounds`` replies, when the agent stops it (context overflow) or on an
-environment error; its slot goes straight to the next pending task (continuous batching).
+episode ends on ``done``, after ``max_rounds`` replies, when the agent stops it (context overflow), when the
+server refuses a reply (too long: recorded as the agent's failure) or on an environment error; its slot goes
+straight to the next pending task (continuous batching).
 
 Sessions are opened once per slot and reused with ``reset`` for the next task of the same environment, and
 every session is closed when the run ends, also on an exception or Ctrl-C.
@@ -24,6 +25,11 @@ from agentenv.controller.episode import Episode, Session
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory
 from agentenv.env import info_splits
+from agentenv.envs.errors import EnvError
+
+#: statuses with which a server refuses a step's reply itself: 422 (invalid, e.g. over the length limit),
+#: 413 (a body over the server's size limit)
+REFUSED_REPLY = (413, 422)
 
 
 @dataclass(frozen=True)
@@ -182,9 +188,18 @@ class Rollout:
         return ep
 
     def _step(self, ep: Episode, reply: str) -> None:
+        reply = reply.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate can be neither sent nor saved
         ep.trajectory.add_reply(reply)
         try:
             out = ep.session.step(reply)
+        except EnvError as exc:
+            if exc.status in REFUSED_REPLY:
+                # the server refused the reply itself (too long): the agent's failure, recorded as such,
+                # rather than an env error that every rerun would repeat
+                ep.stop("invalid_reply", f"step: {type(exc).__name__}: {exc}")
+            else:
+                ep.stop("error", f"step: {type(exc).__name__}: {exc}")
+            return
         except Exception as exc:
             ep.stop("error", f"step: {type(exc).__name__}: {exc}")
             return

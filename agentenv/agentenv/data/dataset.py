@@ -50,14 +50,21 @@ def row_to_trajectory(row: dict[str, Any]) -> Trajectory:
     return Trajectory.from_json(d)
 
 
+#: the files an evaluation or Best-of-N run writes beside its trajectories: not trajectories
+SIDE_FILES = (".meta.json", ".report.json", ".best_of_n.json")
+
+
 def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
-    """Files named directly, plus every ``*.json`` / ``*.jsonl`` inside a named folder (sorted)."""
+    """Files named directly, plus every ``*.json`` / ``*.jsonl`` inside a named folder (sorted), except the
+    side files of evaluations (:data:`SIDE_FILES`)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files += sorted(q for q in p.iterdir() if q.suffix in (".json", ".jsonl"))
+            files += sorted(
+                q for q in p.iterdir() if q.suffix in (".json", ".jsonl") and not q.name.endswith(SIDE_FILES)
+            )
         elif p.exists():
             files.append(p)
         else:

@@ -8,26 +8,29 @@ released with AgentGym (AgentTraj, AgentTraj-L) load unchanged: missing extras t
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+log = logging.getLogger(__name__)
+
 ACKNOWLEDGEMENT = "Ok."
 
 
 @dataclass
 class Turn:
-    """One message: ``from`` is ``human`` or ``gpt``; ``loss`` says whether training puts loss on it
-    (``None`` means the default: gpt turns yes, human turns no)."""
+    """One message: ``from`` is ``human`` or ``gpt``; ``loss`` says whether training puts loss on a gpt
+    turn (``None``: yes).  Only the agent's (gpt) turns ever train: the model never writes the others."""
 
     role: str
     value: str
     loss: bool | None = None
 
     def trains(self) -> bool:
-        return self.loss if self.loss is not None else self.role == "gpt"
+        return self.role == "gpt" and self.loss is not False
 
     def to_json(self) -> dict[str, Any]:
         return {"from": self.role, "loss": self.loss, "value": self.value}
@@ -70,14 +73,17 @@ class Trajectory:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Trajectory:
+    def from_json(cls, d: dict[str, Any], unscored_reward: float = 0.0) -> Trajectory:
+        """Read one record.  A record with neither ``reward`` nor ``success`` (AgentGym's released AgentTraj
+        files have neither) gets ``unscored_reward``, and counts as a success when that is at least 1."""
         item_id = str(d["item_id"])
         env = d.get("env") or item_id.rsplit("_", 1)[0]
+        scored = "reward" in d or "success" in d
         return cls(
             item_id=item_id,
             conversations=[Turn.from_json(t) for t in d["conversations"]],
-            reward=float(d.get("reward", 0.0) or 0.0),
-            success=bool(d.get("success", False)),
+            reward=float(d.get("reward", 0.0) or 0.0) if scored else unscored_reward,
+            success=bool(d.get("success", False)) if scored else unscored_reward >= 1.0,
             env=env,
             split=d.get("split", ""),
             source=d.get("source", ""),
@@ -85,8 +91,9 @@ class Trajectory:
         )
 
 
-def read_trajectories(path: str | os.PathLike) -> Iterator[Trajectory]:
-    """Read a ``.jsonl`` file (one object a line) or a ``.json`` file (a list), as AgentGym releases them.
+def read_trajectories(path: str | os.PathLike, unscored_reward: float = 0.0) -> Iterator[Trajectory]:
+    """Read a ``.jsonl`` file (one object a line) or a ``.json`` file (a list), as AgentGym releases them;
+    records without a score get ``unscored_reward`` (see :meth:`Trajectory.from_json`).
 
     A truncated last line (a run killed mid-write, even inside a multi-byte character) is skipped, so
     resuming never fails on it.
@@ -94,25 +101,28 @@ def read_trajectories(path: str | os.PathLike) -> Iterator[Trajectory]:
     path = Path(path)
     if path.suffix == ".json":
         with path.open(encoding="utf-8") as f:
-            for d in json.load(f):
-                yield Trajectory.from_json(d)
+            records = json.load(f)
+        if not isinstance(records, list):
+            raise ValueError(f"{path} is not a trajectory file: it holds a JSON {type(records).__name__}, not a list")
+        for d in records:
+            yield Trajectory.from_json(d, unscored_reward)
         return
     for d in read_jsonl(path):
-        yield Trajectory.from_json(d)
+        yield Trajectory.from_json(d, unscored_reward)
 
 
 def read_jsonl(path: str | os.PathLike) -> Iterator[Any]:
-    """The objects of a JSONL file written line by line; a line a kill cut short (even inside a multi-byte
-    character) is skipped."""
+    """The objects of a JSONL file written line by line.  A line a kill cut short (even inside a multi-byte
+    character) is skipped with a warning; a resumed run leaves it where it was and appends after it."""
     with Path(path).open("rb") as f:  # bytes: a line cut inside a UTF-8 character must not stop the reading
-        for line in f:
+        for number, line in enumerate(f, 1):
             line = line.strip()
             if not line:
                 continue
             try:
                 yield json.loads(line)
             except ValueError:  # JSONDecodeError or UnicodeDecodeError
-                continue
+                log.warning("%s: skipped line %d, which is not JSON (cut short by a kill?)", path, number)
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:

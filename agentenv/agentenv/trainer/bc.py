@@ -63,7 +63,7 @@ def train_bc(cfg: BCConfig) -> Path:
     out = Path(cfg.output_dir)
     if not cfg.data:
         raise ValueError("BCConfig.data: give at least one trajectory file")
-    if is_done(out):
+    if cfg.resume and is_done(out):  # --no-resume trains again
         return out
     accelerator = make_accelerator(cfg)
     try:

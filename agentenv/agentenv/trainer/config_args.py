@@ -90,4 +90,7 @@ def dataclass_from_args(cls: type[T], args: argparse.Namespace) -> T:
     missing = [f.name for f in dataclasses.fields(cls) if f.name not in values and f.name not in defaults]
     if missing:
         raise SystemExit("missing settings: " + ", ".join("--" + m.replace("_", "-") for m in missing))
-    return cls(**values)
+    try:
+        return cls(**values)
+    except ValueError as e:  # a setting no run can use (TrainConfig checks them)
+        raise SystemExit(f"invalid settings: {e}") from None

@@ -33,6 +33,7 @@ rejected continue the prompt) load too: the prompt turns are put in front, witho
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -45,6 +46,7 @@ from agentenv.trainer.engine import (
     TrainConfig,
     fit,
     is_done,
+    latest_checkpoint,
     load_model,
     load_tokenizer,
     make_accelerator,
@@ -383,13 +385,29 @@ def compute_reference_logps(model, examples: list[dict[str, Any]], collate: Pair
         e["ref_chosen"], e["ref_rejected"] = results[e["pair"]]
 
 
+def reference_key(example: dict[str, Any], model: str) -> str:
+    """What a saved reference value is for: the starting model and both sides' tokens and loss masks."""
+    sides = [example[k] for k in sorted(example) if k.endswith(("_input_ids", "_labels"))]
+    return hashlib.sha256(json.dumps([model, sides]).encode()).hexdigest()
+
+
+def use_saved_reference(saved: Path, examples: list[dict[str, Any]], model: str) -> None:
+    """Take the reference log-probabilities saved by an earlier run of these pairs, when they cover every
+    example with the same model, tokens and masks (a file cut short by a kill does not)."""
+    values = {d.get("key"): d for d in read_jsonl(saved)} if saved.exists() else {}
+    keys = [reference_key(e, model) for e in examples]
+    if values and all(k in values for k in keys):
+        for e, k in zip(examples, keys, strict=True):
+            e["ref_chosen"], e["ref_rejected"] = values[k]["chosen"], values[k]["rejected"]
+
+
 def train_dpo(cfg: DPOConfig) -> Path:
     """DPO from ``cfg.model`` (also the frozen reference) on ``cfg.pairs``; returns the output folder."""
     out = Path(cfg.output_dir)
     if not cfg.pairs:
         raise ValueError("DPOConfig.pairs: give at least one pair file")
     check_objective(cfg.beta, cfg.nll_weight, cfg.loss_type, cfg.preference_span)
-    if is_done(out):
+    if cfg.resume and is_done(out):  # --no-resume trains again
         return out
     accelerator = make_accelerator(cfg)
     try:
@@ -400,12 +418,17 @@ def train_dpo(cfg: DPOConfig) -> Path:
             accelerator.print(f"dropped {dropped}/{len(pairs)} pairs with no trained turn within max_length")
         collate = PairCollator(tokenizer.pad_token_id)
         saved = out / REFERENCE_FILE
-        tokens = {"max_length": cfg.max_length, "span": cfg.preference_span}  # what the saved values cover
-        values = {d["pair"]: d for d in read_jsonl(saved)} if saved.exists() else {}
-        if values and all(values.get(e["pair"], {}).get("tokens") == tokens for e in examples):
-            for e in examples:
-                e["ref_chosen"], e["ref_rejected"] = values[e["pair"]]["chosen"], values[e["pair"]]["rejected"]
+        if not cfg.resume and accelerator.is_main_process:
+            saved.unlink(missing_ok=True)  # starting over: an earlier run's values may be for other pairs
+        use_saved_reference(saved, examples, cfg.model)
         need_reference = any(e["ref_chosen"] is None or e["ref_rejected"] is None for e in examples)
+        if need_reference and cfg.resume and latest_checkpoint(out) is not None:
+            # the reference is the starting model, which a checkpoint no longer is
+            raise ValueError(
+                f"{out}: the saved reference log-probabilities do not cover these pairs at these settings, "
+                "and a resumed run cannot recompute them: rerun with the first run's pairs and settings, "
+                "or with --no-resume to start over"
+            )
 
         def before_training(model) -> None:
             if need_reference:
@@ -414,7 +437,8 @@ def train_dpo(cfg: DPOConfig) -> Path:
                 write_jsonl(
                     saved,
                     (
-                        {"pair": e["pair"], "chosen": e["ref_chosen"], "rejected": e["ref_rejected"], "tokens": tokens}
+                        {"pair": e["pair"], "chosen": e["ref_chosen"], "rejected": e["ref_rejected"],
+                         "key": reference_key(e, cfg.model)}
                         for e in examples
                     ),
                 )

@@ -88,6 +88,9 @@ class TrainConfig:
     #: ``accelerate launch`` the accelerate config file names it instead
     deepspeed: str = ""
 
+    def __post_init__(self) -> None:
+        check_train_settings(self)
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -98,6 +101,48 @@ class TrainConfig:
         if unknown:
             raise ValueError(f"unknown {cls.__name__} fields: {sorted(unknown)}")
         return cls(**d)
+
+
+LR_SCHEDULERS = ("cosine", "linear", "constant")
+MIXED_PRECISION = ("auto", "no", "bf16", "fp16")
+GRADIENT_CHECKPOINTING = ("auto", "on", "off")
+
+#: settings a resumed run may change: where and how often it saves and logs, and how it runs, not what it
+#: optimises
+RESUMABLE_CHANGES = frozenset(
+    {
+        "output_dir", "resume", "save_every", "save_total_limit", "delete_checkpoints_when_done", "log_every",
+        "cpu", "attn_implementation", "deepspeed", "gradient_checkpointing", "mixed_precision",
+    }
+)
+
+
+def check_train_settings(cfg: TrainConfig) -> None:
+    """Refuse settings no run can use, before any model is loaded (``ValueError`` naming the setting)."""
+    positive = ("batch_size", "gradient_accumulation_steps", "log_every", "max_length")
+    for name in positive:
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"{name} must be at least 1, not {getattr(cfg, name)}")
+    for name in ("max_steps", "save_every", "max_grad_norm", "weight_decay", "learning_rate"):
+        if getattr(cfg, name) < 0:
+            raise ValueError(f"{name} must not be negative, not {getattr(cfg, name)}")
+    if cfg.max_steps == 0 and not cfg.num_epochs > 0:
+        raise ValueError(f"num_epochs must be positive (or set max_steps), not {cfg.num_epochs}")
+    if not 0 <= cfg.warmup_ratio <= 1:
+        raise ValueError(f"warmup_ratio must lie in [0, 1], not {cfg.warmup_ratio}")
+    for name, allowed in (
+        ("lr_scheduler", LR_SCHEDULERS),
+        ("mixed_precision", MIXED_PRECISION),
+        ("gradient_checkpointing", GRADIENT_CHECKPOINTING),
+    ):
+        if getattr(cfg, name) not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, not {getattr(cfg, name)!r}")
+
+
+def changed_settings(saved: dict[str, Any], cfg: TrainConfig) -> list[str]:
+    """The settings of ``cfg`` that differ from a checkpoint's ``saved`` ones and change what is optimised."""
+    now = cfg.to_json()
+    return sorted(k for k in now.keys() - RESUMABLE_CHANGES if k in saved and saved[k] != now[k])
 
 
 class Objective(Protocol):
@@ -316,6 +361,12 @@ def fit(
                 f"{checkpoint} belongs to a run of {saved['total_steps']} steps, this one has {steps}: "
                 "rerun with the first run's settings, or with --no-resume to start over"
             )
+        changed = changed_settings(saved.get("config", {}), cfg)
+        if changed:
+            raise ValueError(
+                f"{checkpoint} was saved with other settings ({', '.join(changed)}): rerun with the first "
+                "run's settings, or with --no-resume to start over"
+            )
         accelerator.load_state(str(checkpoint))
         start = saved["step"]
         accelerator.print(f"resumed from {checkpoint} at step {start}/{steps}")
@@ -323,6 +374,7 @@ def fit(
         out.mkdir(parents=True, exist_ok=True)
         if not cfg.resume:  # an earlier run's checkpoints would outrank this run's when pruned or resumed
             shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
+            (out / DONE_FILE).unlink(missing_ok=True)  # its final model is about to be replaced
         write_json(out / "train_config.json", cfg.to_json())
         _truncate_log(out, start)
     if start == 0 and before_training is not None:

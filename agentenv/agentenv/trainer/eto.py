@@ -41,6 +41,7 @@ from agentenv.trainer.dpo import (
     check_pairing,
     make_pair,
     read_pairs,
+    tokenize_pairs,
     write_pairs,
 )
 from agentenv.trainer.engine import TrainConfig
@@ -179,7 +180,10 @@ def run_eto(
     try:
         from agentenv.data.dataset import expand_paths
 
-        experts = [t for f in expand_paths(cfg.expert_data) for t in read_trajectories(f) if t.env in envs]
+        # an expert trajectory without a score (AgentGym's released files) is a successful demonstration
+        experts = [
+            t for f in expand_paths(cfg.expert_data) for t in read_trajectories(f, unscored_reward=1.0) if t.env in envs
+        ]
         results: dict[int, dict[str, Any]] = {}
 
         it = IterationDir(run, 0)
@@ -202,10 +206,12 @@ def run_eto(
                     experts, explored, cfg.rejected_extra_rounds, cfg.pair_cut, cfg.pair_by, cfg.pair_with
                 )
                 write_pairs(it / "pairs.jsonl", pairs)
-                it.mark("paired", explored=len(explored), pairs=len(pairs))
+                trainable = trainable_pairs(pairs, _dpo_config(cfg, m, model, it))
+                it.mark("paired", explored=len(explored), pairs=len(pairs), trainable=trainable)
             if not it.done("trained"):
-                if it.info("paired")["pairs"] == 0:  # nothing to learn from: the agent stays as it is
-                    it.mark("trained", model=str(model), skipped="no pairs")
+                paired = it.info("paired")
+                if paired.get("trainable", paired["pairs"]) == 0:  # nothing to learn from: the agent stays
+                    it.mark("trained", model=str(model), skipped="no pairs within max_length" if paired["pairs"] else "no pairs")
                 else:
                     out = run_training("dpo", _dpo_config(cfg, m, model, it), cfg.train_launcher)
                     it.mark(
@@ -222,6 +228,16 @@ def run_eto(
         return write_summary(run, "eto", results)
     finally:
         close_sources(envs, sources)
+
+
+def trainable_pairs(pairs: list[PreferencePair], dpo: DPOConfig) -> int:
+    """How many pairs DPO can train on: both sides keep a trained turn within ``max_length``."""
+    if not pairs:
+        return 0
+    from agentenv.trainer.engine import load_tokenizer
+
+    examples, _ = tokenize_pairs(pairs, load_tokenizer(dpo), dpo.max_length, dpo.preference_span)
+    return len(examples)
 
 
 def _explore_tasks(

@@ -29,7 +29,7 @@ def run_training(algorithm: str, cfg: TrainConfig, launcher: str = "") -> Path:
     A finished output folder is returned as it is; an interrupted one resumes from its latest checkpoint.
     """
     out = Path(cfg.output_dir)
-    if is_done(out):
+    if cfg.resume and is_done(out):  # --no-resume trains again
         return out
     if not launcher.strip():
         if algorithm == "bc":
