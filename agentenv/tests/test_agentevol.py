@@ -216,12 +216,11 @@ def test_own_best_pairs_each_explored_trajectory_with_the_agents_best_one():
 
 
 def test_own_best_pairs_need_several_samples_per_instruction(tmp_path):
-    cfg = ETOConfig(
-        model="m", output_dir=str(tmp_path), expert_data=["e.jsonl"], envs=["toy"], pair_with="own_best"
-    )
+    settings = dict(model="m", output_dir=str(tmp_path), expert_data=["e.jsonl"], envs=["toy"], pair_with="own_best")
     with pytest.raises(ValueError, match="samples_per_instruction >= 2"):
-        run_eto(cfg, sources=toy_sources(), progress=False)
-    assert not (tmp_path / "run_config.json").exists()  # refused before anything was written
+        ETOConfig(**settings)  # refused before anything runs
+    with pytest.raises(ValueError, match="rejected_extra_rounds must not be negative"):
+        ETOConfig(**(settings | dict(pair_with="expert", rejected_extra_rounds=-1)))
 
 
 def test_best_of_n_counts_a_task_when_any_sample_succeeds():

@@ -309,6 +309,10 @@ class DPOConfig(TrainConfig):
     learning_rate: float = 1e-6
     warmup_ratio: float = 0.1
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_objective(self.beta, self.nll_weight, self.loss_type, self.preference_span)
+
 
 def tokenize_pairs(
     pairs: list[PreferencePair], tokenizer, max_length: int, preference_span: str = "turn"
@@ -406,7 +410,6 @@ def train_dpo(cfg: DPOConfig) -> Path:
     out = Path(cfg.output_dir)
     if not cfg.pairs:
         raise ValueError("DPOConfig.pairs: give at least one pair file")
-    check_objective(cfg.beta, cfg.nll_weight, cfg.loss_type, cfg.preference_span)
     if cfg.resume and is_done(out):  # --no-resume trains again
         return out
     accelerator = make_accelerator(cfg)

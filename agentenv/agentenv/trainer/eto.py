@@ -151,6 +151,15 @@ class ETOConfig(RolloutSettings, TrainConfig):
     #: run training under this command, e.g. "torchrun --nproc_per_node 8" (default: in this process)
     train_launcher: str = ""
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_pairing(self.pair_cut, self.pair_by)
+        check_pair_with(self.pair_with, self.samples_per_instruction)
+        for m in range(1, self.iterations + 1):
+            check_objective(self.beta_for(m), self.nll_weight, self.loss_type, self.preference_span)
+        if self.rejected_extra_rounds < 0:
+            raise ValueError(f"rejected_extra_rounds must not be negative, not {self.rejected_extra_rounds}")
+
     def learning_rate_for(self, iteration: int) -> float:
         return _per_iteration(self.iteration_learning_rates, iteration, self.learning_rate)
 
@@ -170,10 +179,6 @@ def run_eto(
     """Run (or resume) ETO; returns the summary (also in ``<output_dir>/summary.json``)."""
     if not cfg.expert_data:
         raise ValueError("expert_data: give the expert trajectory files")
-    check_pairing(cfg.pair_cut, cfg.pair_by)
-    check_pair_with(cfg.pair_with, cfg.samples_per_instruction)
-    for m in range(1, cfg.iterations + 1):
-        check_objective(cfg.beta_for(m), cfg.nll_weight, cfg.loss_type, cfg.preference_span)
     run = Path(cfg.output_dir)
     check_run_config(run, cfg.to_json() | {"algorithm": "eto"}, defaults=field_defaults(type(cfg)))
     envs = open_sources(cfg, sources)
