@@ -63,7 +63,7 @@ your next action\""""
 _SPACES = re.compile(r"\s+")
 _NAMED = re.compile(
     r"^(go to|pick up|go through|toggle and go through) (?:the |a )?([a-z]+) (?:(?:open|closed|locked) )?"
-    r"([a-z]+)(?: (\d+))?$"
+    r"([a-z]+)(?: (\d{1,9}))?$"  # bounded: int() refuses numbers over 4,300 digits
 )
 
 

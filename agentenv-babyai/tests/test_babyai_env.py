@@ -37,7 +37,9 @@ def test_observation_lists_goal_objects_and_actions(env):
     assert env.task_type() == "GoToRedBall"
 
 
-@pytest.mark.parametrize("action", ["", "dance", "go to purple key 9", "go through red ball 1", "drop"])
+@pytest.mark.parametrize(
+    "action", ["", "dance", "go to purple key 9", "go through red ball 1", "drop", f"go to red ball {'9' * 5000}"]
+)
 def test_illegal_actions_say_so_and_change_nothing(env, action):
     start = env.reset(0)
     pose = (tuple(env.env.agent_pos), env.env.agent_dir)

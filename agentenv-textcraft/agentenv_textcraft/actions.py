@@ -15,6 +15,8 @@ GRAMMAR = '"get N item", "craft N item using N ingredient, N ingredient, ..." or
 _GET = re.compile(r"^get\s+(?:(\d+)\s+)?(.+)$")
 _CRAFT = re.compile(r"^craft\s+(?:(\d+)\s+)?(.+?)\s+using\s+(.+)$")
 _AMOUNT = re.compile(r"^(\d+)\s+(.+)$")
+#: a count this long is nonsense, and ``int()`` refuses numbers over 4,300 digits
+_TOO_LONG = re.compile(r"\d{10,}")
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,8 @@ def parse_action(text: str) -> Action:
         return Invalid("the action is empty")
     if text in ("inventory", "check inventory", "look inventory"):
         return Inventory()
+    if _TOO_LONG.search(text):
+        return Invalid("a number in it is too large")
     if m := _CRAFT.match(text):
         ingredients = []
         for part in m.group(3).split(","):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 
 class _Lenient(BaseModel):
@@ -19,18 +19,19 @@ class _Lenient(BaseModel):
 class SessionRef(_Lenient):
     """Names a session: ``id`` (the "id" family) or ``env_idx`` (the "env_idx" family)."""
 
-    id: int | None = None
-    env_idx: int | None = None
+    # strict: JSON's true, 1.0 or "1" name no session (pydantic would read them as 1)
+    id: StrictInt | None = None
+    env_idx: StrictInt | None = None
 
 
 class CreateRequest(_Lenient):
     """``POST /create``; a ``data_idx`` also resets the new session to that task."""
 
-    data_idx: int | None = None
+    data_idx: StrictInt | None = None
 
 
 class ResetRequest(SessionRef):
-    data_idx: int | None = None
+    data_idx: StrictInt | None = None
 
 
 class StepRequest(SessionRef):

@@ -161,6 +161,12 @@ def test_single_env_server_answers_at_root_and_under_its_name(http):
         ("POST", "/counter/step", {"id": "zero", "action": "add 1"}, 422),
         ("POST", "/counter/create", {"data_idx": 5000}, 422),
         ("POST", "/counter/create", {"data_idx": "three"}, 422),
+        # a bool or float is no integer, by either name of the task index or the session
+        ("POST", "/counter/create", {"data_idx": True}, 422),
+        ("POST", "/counter/create", {"game": True}, 422),
+        ("POST", "/counter/create", {"data_idx": 1.0}, 422),
+        ("POST", "/counter/step", {"id": True, "action": "add 1"}, 422),
+        ("POST", "/counter/close", {"env_idx": True}, 422),
     ],
 )
 def test_errors_are_status_codes_with_a_json_body(http, method, route, body, status):
@@ -228,6 +234,55 @@ def test_token_guards_every_route_but_health():
         assert refused.status_code == 401 and "error" in refused.json()
         with EnvClient("counter", url, token="s3cret") as client:
             client.session().close()
+
+
+@pytest.mark.parametrize("authorization", ["bearer s3cret", "BEARER s3cret", "Bearer  s3cret"])
+def test_the_bearer_scheme_is_case_insensitive(authorization):
+    with running_server(CounterEnv, token="s3cret") as url:
+        created = httpx.post(f"{url}/counter/create", headers={"Authorization": authorization})
+        assert created.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "authorization", ["", "s3cret", "Bearer", "Bearer s3cre", "Basic s3cret", "Bearers3cret"]
+)
+def test_a_wrong_authorization_is_401(authorization):
+    with running_server(CounterEnv, token="s3cret") as url:
+        refused = httpx.post(f"{url}/counter/create", headers={"Authorization": authorization})
+        assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer"
+
+
+def test_a_server_with_a_token_serves_no_docs():
+    with running_server(CounterEnv, token="s3cret") as url:
+        for route in ("/openapi.json", "/docs", "/redoc"):
+            answer = httpx.get(url + route)
+            assert answer.status_code in (401, 404) and "error" in answer.json(), route
+    with running_server(CounterEnv) as url:  # an open server keeps them
+        assert httpx.get(f"{url}/openapi.json").status_code == 200
+
+
+class SleepyEnv(CounterEnv):
+    """``sleep S`` takes S seconds."""
+
+    name: ClassVar[str] = "sleepy"
+
+    def step(self, action: str) -> StepResult:
+        if action.startswith("sleep "):
+            time.sleep(float(action.removeprefix("sleep ")))
+            return StepResult("Slept.")
+        return super().step(action)
+
+
+def test_idle_time_counts_from_the_end_of_the_last_request():
+    with running_server(SleepyEnv, ttl_s=0.5) as url, httpx.Client(base_url=url, timeout=30) as http:
+        sid = http.post("/create", json={"data_idx": 0}).json()["id"]
+        assert http.post("/step", json={"id": sid, "action": "sleep 1.5"}).status_code == 200  # 3 TTLs long
+        time.sleep(0.3)  # idle, but not for a whole TTL
+        assert http.post("/step", json={"id": sid, "action": "add 1"}).status_code == 200
+        deadline = time.monotonic() + 10  # left alone, it is reaped
+        while http.get("/info").json()["live_sessions"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert http.post("/step", json={"id": sid, "action": "add 1"}).status_code == 404
 
 
 def test_close_and_ttl_reaping_free_the_env():
@@ -439,6 +494,15 @@ def test_an_env_may_answer_a_query_before_the_first_reset():
     with running_server(OpenQueryEnv) as url, httpx.Client(base_url=url, timeout=30) as http:
         sid = http.post("/create").json()["id"]
         assert http.get("/target", params={"id": sid}).json() == 0
+
+
+def test_starting_a_server_on_a_port_another_server_holds_fails():
+    from agentenv.server.launcher import ServerProcesses
+
+    with running_server(CounterEnv) as url:  # answers /health as a counter server would
+        port = int(url.rsplit(":", 1)[1])
+        with pytest.raises(RuntimeError, match=f"port {port} .*already in use"):
+            ServerProcesses(["counter"], ports={"counter": port}, startup_timeout_s=30).start()
 
 
 def test_up_forwards_ttl_and_hands_the_token_over_off_the_command_line(monkeypatch):

@@ -79,7 +79,9 @@ def create_app(
 
     token = resolve_token(token)
     dependencies = [Depends(bearer_auth(token))] if token else []
-    app = FastAPI(title="agentenv: " + ", ".join(names), lifespan=lifespan)
+    # a browser on /docs cannot send the token, and the docs must not answer without it: none then
+    no_docs: dict[str, Any] = {"docs_url": None, "redoc_url": None, "openapi_url": None} if token else {}
+    app = FastAPI(title="agentenv: " + ", ".join(names), lifespan=lifespan, **no_docs)
     app.state.pools = pools
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
@@ -192,7 +194,7 @@ def env_router(pool: SessionPool) -> APIRouter:
         body = body or CreateRequest()
         data_idx = _task_index(env_cls, body)
         session = await pool.create()
-        async with session.lock:
+        async with session.use():
             if data_idx is not None:
                 answer = await start(session, data_idx)
             else:
@@ -216,13 +218,13 @@ def env_router(pool: SessionPool) -> APIRouter:
         data_idx = _task_index(env_cls, body)
         if data_idx is None:
             raise BadRequest(f"reset needs a task index: send data_idx (or {env_cls.reset_index_field})")
-        async with session.lock:
+        async with session.use():
             return JSONResponse(await start(session, data_idx))
 
     @router.post("/step", response_model=StepResponse)
     async def step(body: StepRequest) -> Any:
         session = pool.get(body.id if body.id is not None else body.env_idx)
-        async with session.lock:
+        async with session.use():
             if not session.running and not session.closed:
                 why = "reset it first" if session.data_idx is None else "the episode is done; reset it first"
                 raise EpisodeNotRunning(f"{env_cls.name} session {session.id} is not running: {why}")
@@ -241,23 +243,23 @@ def env_router(pool: SessionPool) -> APIRouter:
 
     @router.get("/observation", response_model=str)
     async def observation(session: Session = Depends(session_from_query)) -> Any:
-        async with session.lock:
+        async with session.use():
             return JSONResponse(await call_env(session, session.env.observation))
 
     @router.get("/available_actions")
     async def available_actions(session: Session = Depends(session_from_query)) -> Any:
-        async with session.lock:
+        async with session.use():
             return JSONResponse(await call_env(session, session.env.available_actions))
 
     @router.get("/detail")
     async def detail(session: Session = Depends(session_from_query)) -> Any:
-        async with session.lock:
+        async with session.use():
             found = await call_env(session, session.env.detail)
         return JSONResponse({"id": session.id, "data_idx": session.data_idx, "done": not session.running} | found)
 
     @router.get("/expert", response_model=ExpertResponse)
     async def expert(session: Session = Depends(session_from_query)) -> Any:
-        async with session.lock:
+        async with session.use():
             if not session.running:
                 raise EpisodeNotRunning(f"{env_cls.name} session {session.id} has no running episode")
             move = await call_env(session, session.env.expert_action, offload=True)  # a planner: never inline
@@ -281,7 +283,7 @@ def _query_route(env: str, method: str, before_reset: bool, call_env: Any, sessi
     first reset: 409, unless the env answers this query ``before_reset``."""
 
     async def query(session: Session = Depends(session_from_query)) -> Any:
-        async with session.lock:
+        async with session.use():
             if not session.started and not before_reset and not session.closed:
                 raise EpisodeNotRunning(f"{env} session {session.id} has no episode yet: reset it first")
             value = await call_env(session, getattr(session.env, method))

@@ -1,4 +1,5 @@
-"""Optional bearer-token auth: every route but ``/health`` requires ``Authorization: Bearer <token>``."""
+"""Optional bearer-token auth: every route but ``/health`` requires ``Authorization: Bearer <token>``
+(a server with a token serves no ``/docs`` or ``/openapi.json``)."""
 
 from __future__ import annotations
 
@@ -22,11 +23,12 @@ def resolve_token(token: str | None) -> str | None:
 
 def bearer_auth(token: str) -> Callable[[Request], Awaitable[None]]:
     """A FastAPI dependency that answers 401 unless the request carries the bearer ``token``."""
-    expected = f"Bearer {token}".encode()
+    expected = token.encode()
 
     async def require_token(request: Request) -> None:
-        given = request.headers.get("authorization", "").encode()
-        if not hmac.compare_digest(given, expected):
+        scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+        # the scheme is case-insensitive (RFC 7235); the token is compared in constant time
+        if scheme.lower() != "bearer" or not hmac.compare_digest(credentials.strip().encode(), expected):
             raise Unauthorized("missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
 
     return require_token

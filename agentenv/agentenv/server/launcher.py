@@ -3,8 +3,10 @@ subprocesses (what ``agentenv up`` and the demo use)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -85,6 +87,12 @@ class ServerProcesses:
         return {name: f"http://{self.host}:{port}" for name, port in self.ports.items()}
 
     def start(self) -> dict[str, str]:
+        # another server on the port would answer our health checks while our own one fails to bind
+        for name, port in self.ports.items():
+            if _port_in_use(self.host, port):
+                raise RuntimeError(
+                    f"cannot start server {name!r}: port {port} on {self.host} is already in use"
+                )
         try:
             for name in self.names:
                 command = [sys.executable, "-m", "agentenv.cli", "serve", name, "--host", self.host]
@@ -149,6 +157,16 @@ def _serves(health: httpx.Response, envs: list[str]) -> bool:
     if not isinstance(body, dict) or body.get("status") != "ok":
         return False
     return body.get("envs", [body.get("env")]) == envs
+
+
+def _port_in_use(host: str, port: int) -> bool:
+    """Whether binding ``host:port`` as uvicorn does (with ``SO_REUSEADDR``) fails: something listens there."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        socket.create_server((host, port), family=family).close()
+    except OSError as exc:
+        return exc.errno == errno.EADDRINUSE
+    return False
 
 
 def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:

@@ -9,10 +9,11 @@ they are planners, and even a microsecond env's expert can take tens of millisec
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -43,6 +44,15 @@ class Session:
     score: float = 0.0
     closed: bool = False
 
+    @contextlib.asynccontextmanager
+    async def use(self) -> AsyncIterator[None]:
+        """Hold the session for one request; its idle time counts from when the request lets go."""
+        async with self.lock:
+            try:
+                yield
+            finally:
+                self.last_used = time.monotonic()
+
 
 class SessionPool:
     """Sessions of one environment class.
@@ -50,7 +60,8 @@ class SessionPool:
     - ids are allocated under a lock and never reused, so a stale id answers 404 rather than reaching
       another client's session;
     - at most ``max_sessions`` live at once (creating one more raises :class:`ServerFull`, 429);
-    - a session idle for ``ttl_s`` seconds is reaped exactly as ``close`` would free it.
+    - a session with no request on it for ``ttl_s`` seconds is reaped exactly as ``close`` would free it
+      (idle time counts from the end of its last request, and a session in use is never reaped).
     """
 
     def __init__(self, env_cls: type[Environment], *, max_sessions: int, ttl_s: float) -> None:
