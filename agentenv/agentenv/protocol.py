@@ -11,6 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
+#: the environment variable a server reads its bearer token from, and a client sends when given none
+TOKEN_ENV_VAR = "AGENTENV_TOKEN"
+
 
 class _Lenient(BaseModel):
     model_config = ConfigDict(extra="allow")

@@ -9,17 +9,19 @@
 Server URLs default to each env's registered port on 127.0.0.1 (or ``$AGENTENV_<ENV>_URL``); ``--url URL``
 (repeatable) gives the servers for every env named, ``--url NAME=URL`` for one.  ``--local`` runs the
 environments in this process instead (the installed env packages' entry points; no server needed).
-Splits are read from the server's ``/info``.  Both commands resume: rerun the same command after an
-interruption.
+Servers that require a token get ``$AGENTENV_TOKEN``, the variable they read theirs from.  Splits are
+read from the server's ``/info``.  Both commands resume: rerun the same command after an interruption.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 
 from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
 from agentenv.env import info_splits
+from agentenv.envs.errors import EnvError, Unauthorized
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -27,12 +29,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--agent", required=True, help="expert | openai:MODEL@URL | hf:PATH")
     p.add_argument("--env", required=True, help="environment name(s), comma-separated")
     _add_task_options(p, default_split="test")
-    p.add_argument("--max-rounds", type=int, help="rounds per episode (default: each env's own)")
+    p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: each env's own)")
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--samples", type=int, default=1, help="episodes per task")
-    p.add_argument("--max-new-tokens", type=int, default=512, help="reply length limit (hf, openai)")
-    p.add_argument("--batch-size", type=int, help="generation batch size (hf; default: --concurrency)")
+    p.add_argument("--samples", type=_positive_int, default=1, help="episodes per task")
+    p.add_argument("--max-new-tokens", type=_positive_int, default=512, help="reply token limit (hf, openai)")
+    p.add_argument("--batch-size", type=_positive_int, help="generation batch (hf; default: --concurrency)")
     p.add_argument("--device", help="torch device (hf; default: cuda when available, else cpu)")
     p.add_argument("--api-key", help="API key (openai; default $OPENAI_API_KEY)")
     p.set_defaults(func=run_eval)
@@ -40,7 +42,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("collect", help="collect expert trajectories (resumable)")
     p.add_argument("--env", required=True, help="environment name")
     _add_task_options(p, default_split="train")
-    p.add_argument("--max-rounds", type=int, help="rounds per episode (default: the env's own)")
+    p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: the env's own)")
     p.set_defaults(func=run_collect)
 
 
@@ -49,9 +51,11 @@ def _add_task_options(p: argparse.ArgumentParser, default_split: str) -> None:
     p.add_argument("--local", action="store_true", help="run the envs in this process (no servers)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--split", help=f"a split from the server's /info (default: {default_split})")
-    which.add_argument("--indices", help="task indices: a comma list of indices and START:STOP[:STEP] ranges")
-    p.add_argument("--limit", type=int, help="at most this many tasks per env")
-    p.add_argument("--concurrency", type=int, default=16, help="episodes run at once")
+    which.add_argument(
+        "--indices", type=parse_indices, help="task indices: a comma list of N and START:STOP[:STEP] ranges"
+    )
+    p.add_argument("--limit", type=_positive_int, help="at most this many tasks per env")
+    p.add_argument("--concurrency", type=_positive_int, default=16, help="episodes run at once")
     p.add_argument("--out", required=True, type=_jsonl_path, help="results file (AgentTraj JSONL, .jsonl)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(default_split=default_split)
@@ -63,6 +67,33 @@ def _jsonl_path(text: str) -> str:
     return text
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
+    return value
+
+
+def _one_line_errors(run):
+    """Bad input, a server that is down or refuses the token: ``error: ...`` and exit status 1, not a
+    traceback."""
+
+    @functools.wraps(run)
+    def wrapped(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except Unauthorized as exc:
+            raise SystemExit(f"error: {exc} (set AGENTENV_TOKEN to the servers' token)") from None
+        except (ValueError, EnvError) as exc:
+            raise SystemExit(f"error: {exc}") from None
+
+    return wrapped
+
+
+@_one_line_errors
 def run_eval(args: argparse.Namespace) -> int:
     from agentenv.controller.agents import agent_from_spec
     from agentenv.controller.evaluator import evaluate
@@ -96,6 +127,7 @@ def run_eval(args: argparse.Namespace) -> int:
             source.close()
 
 
+@_one_line_errors
 def run_collect(args: argparse.Namespace) -> int:
     from agentenv.controller.evaluator import collect
 
@@ -136,7 +168,7 @@ def env_sources(envs: list[str], args: argparse.Namespace) -> dict[str, EnvSourc
         try:
             return {env: LocalEnv(env_class(env)) for env in envs}
         except KeyError as exc:
-            raise SystemExit(str(exc.args[0])) from None
+            raise SystemExit(f"error: {exc.args[0]}") from None
     return {env: RemoteEnv(env, urls) for env, urls in env_urls(envs, args.url).items()}
 
 
@@ -158,23 +190,30 @@ def env_urls(envs: list[str], url_args: list[str]) -> dict[str, list[str]]:
         if not urls:
             from agentenv.envs.registry import default_url
 
-            urls = [default_url(env)]
+            try:
+                urls = [default_url(env)]
+            except KeyError as exc:
+                raise SystemExit(f"error: {exc.args[0]}; or give its server with --url") from None
         result[env] = urls
     return result
 
 
 def parse_indices(text: str) -> list[int]:
     """A comma list of indices and ``START:STOP[:STEP]`` ranges (``"3,7,9"``, ``"0:50:5"``,
-    ``"3:40:10,4:40:10"``) as a list of indices, in the order given."""
+    ``"3:40:10,4:40:10"``) as a list of indices, in the order given; the ``--indices`` argument type."""
     indices: list[int] = []
     for item in (part.strip() for part in text.split(",")):
-        if ":" in item:
+        if not item:
+            continue
+        try:
             parts = [int(p) for p in item.split(":")]
-            if len(parts) not in (2, 3):
-                raise ValueError(f"bad index range {item!r}: use START:STOP[:STEP]")
-            indices.extend(range(*parts))
-        elif item:
-            indices.append(int(item))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{item!r} is not an index or START:STOP[:STEP]") from None
+        if len(parts) > 3 or min(parts) < 0 or parts[2:] == [0]:
+            raise argparse.ArgumentTypeError(f"bad {item!r}: indices >= 0, START:STOP[:STEP], STEP >= 1")
+        indices.extend(range(*parts) if len(parts) > 1 else parts)
+    if not indices:
+        raise argparse.ArgumentTypeError(f"{text!r} names no task")
     return indices
 
 
@@ -183,8 +222,8 @@ def _tasks(sources: dict[str, EnvSource], args: argparse.Namespace) -> list:
 
     tasks = []
     for env, source in sources.items():
-        if args.indices:
-            indices = parse_indices(args.indices)
+        if args.indices is not None:
+            indices = args.indices
         else:
             split = args.split or args.default_split
             splits = info_splits(source.info())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import httpx
 
 from agentenv.env import ExpertAction
+from agentenv.protocol import TOKEN_ENV_VAR
 
 from .errors import EnvError, ServerUnreachable, error_for
 
@@ -39,6 +41,9 @@ class EnvClient:
     connection could not be opened, and idempotent GETs on any transport error.  A POST that may have
     reached the server (a step, say) is never sent twice.  Error answers raise
     :class:`~agentenv.envs.errors.EnvError` subclasses named after their status.
+
+    ``token`` (default: the ``AGENTENV_TOKEN`` environment variable, as the server reads it) is sent as
+    ``Authorization: Bearer <token>``.
     """
 
     #: the environment this client class is for; ``None`` for the generic client
@@ -65,6 +70,8 @@ class EnvClient:
         self.base_url = base_url.rstrip("/")
         self.retries = retries
         self.backoff_s = backoff_s
+        if token is None:
+            token = os.environ.get(TOKEN_ENV_VAR)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
         self.http = httpx.Client(
@@ -73,6 +80,7 @@ class EnvClient:
 
     # --- plumbing ---------------------------------------------------------------------------------
     def request(self, method: str, route: str, *, json: Any = None, params: Any = None) -> httpx.Response:
+        url = f"{self.base_url}/{self.env}{route}"
         for attempt in range(self.retries + 1):
             try:
                 response = self.http.request(method, route, json=json, params=params)
@@ -81,11 +89,11 @@ class EnvClient:
                 error: Exception = exc
             except httpx.TransportError as exc:
                 if method != "GET":
-                    raise ServerUnreachable(f"{method} {self.http.base_url}{route} failed: {exc!r}") from exc
+                    raise ServerUnreachable(f"{method} {url} failed: {exc!r}") from exc
                 error = exc
             if attempt == self.retries:
                 raise ServerUnreachable(
-                    f"{method} {self.http.base_url}{route} failed after {self.retries + 1} tries: {error!r}"
+                    f"{method} {url} failed after {self.retries + 1} tries: {error!r}"
                 ) from error
             time.sleep(self.backoff_s * 2**attempt)
         if response.status_code >= 400:

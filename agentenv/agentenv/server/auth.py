@@ -9,9 +9,9 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import Request
 
-from .errors import Unauthorized
+from agentenv.protocol import TOKEN_ENV_VAR
 
-TOKEN_ENV_VAR = "AGENTENV_TOKEN"
+from .errors import Unauthorized
 
 
 def resolve_token(token: str | None) -> str | None:

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 import httpx
 
 from agentenv.envs.registry import SERVER_GROUPS, default_port, env_classes
+from agentenv.protocol import TOKEN_ENV_VAR
 
 from .app import create_app
-from .auth import TOKEN_ENV_VAR
 
 #: set by ServerProcesses for its servers: the launcher's pid, which they watch
 PARENT_PID_VAR = "AGENTENV_PARENT_PID"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import typing
 from pathlib import Path
@@ -18,23 +19,34 @@ T = TypeVar("T")
 
 def _field_doc(cls: type, name: str) -> str:
     """The ``#:`` comment above a field in the class source, used as its help text."""
+    for klass in cls.__mro__:
+        doc = _field_docs(klass).get(name)
+        if doc:
+            return doc
+    return ""
+
+
+@functools.cache
+def _field_docs(klass: type) -> dict[str, str]:
+    """Every ``#:``-commented field of one class (its source is read once: the CLI builds every command's
+    flags at start-up)."""
     import inspect
 
-    for klass in cls.__mro__:
-        try:
-            lines = inspect.getsource(klass).splitlines()
-        except (OSError, TypeError):
+    try:
+        lines = inspect.getsource(klass).splitlines()
+    except (OSError, TypeError):
+        return {}
+    docs: dict[str, str] = {}
+    comment: list[str] = []
+    for line in (raw.strip() for raw in lines):
+        if line.startswith("#:"):
+            comment.append(line[2:].strip())
             continue
-        for i, line in enumerate(lines):
-            if line.strip().startswith(f"{name}:"):
-                docs = []
-                j = i - 1
-                while j >= 0 and lines[j].strip().startswith("#:"):
-                    docs.insert(0, lines[j].strip()[2:].strip())
-                    j -= 1
-                if docs:
-                    return " ".join(docs)
-    return ""
+        name = line.split(":", 1)[0]
+        if comment and ":" in line and name.isidentifier() and name not in docs:
+            docs[name] = " ".join(comment)
+        comment = []
+    return docs
 
 
 def field_defaults(config_class: type) -> dict[str, Any]:

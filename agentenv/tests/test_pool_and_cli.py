@@ -1,0 +1,164 @@
+"""``EnvPool`` over several servers (spreading, dead servers), the client's token, and CLI input errors."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from agentenv.controller import commands
+from agentenv.data.trajectory import read_trajectories
+from agentenv.envs import EnvClient, EnvPool, ServerUnreachable, Unauthorized
+from agentenv.server.testing import free_port, running_server
+
+from test_controller_support import GuessEnv
+
+
+class SlowGuess(GuessEnv):
+    """Resets take long enough that sessions opened together are all still being opened at once."""
+
+    def reset(self, data_idx: int) -> str:
+        time.sleep(0.2)
+        return super().reset(data_idx)
+
+
+def live_sessions(url: str) -> int:
+    return httpx.get(f"{url}/guess/info").json()["live_sessions"]
+
+
+def closed_port_url() -> str:
+    return f"http://127.0.0.1:{free_port()}"  # nothing listens there
+
+
+def main(argv: list[str]) -> int:
+    """``agentenv.cli.main`` with only the eval and collect commands (the trainer's take seconds to build)."""
+    parser = argparse.ArgumentParser(prog="agentenv")
+    commands.add_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_sessions_opened_at_once_are_spread_over_the_servers():
+    with running_server(SlowGuess) as a, running_server(SlowGuess) as b, EnvPool("guess", [a, b]) as pool:
+        start = threading.Barrier(8)
+
+        def open_one(_):
+            start.wait()
+            return pool.session(data_idx=0)
+
+        with ThreadPoolExecutor(8) as threads:
+            sessions = list(threads.map(open_one, range(8)))
+        assert (live_sessions(a), live_sessions(b)) == (4, 4)
+        for session in sessions:
+            session.close()
+        assert (live_sessions(a), live_sessions(b)) == (0, 0)
+
+
+def test_a_full_server_sends_sessions_to_the_others_and_keeps_no_count_for_them():
+    with (
+        running_server(GuessEnv, max_sessions=1) as a,
+        running_server(GuessEnv) as b,
+        EnvPool("guess", [a, b]) as pool,
+    ):
+        sessions = [pool.session() for _ in range(4)]
+        assert (live_sessions(a), live_sessions(b)) == (1, 3)
+        for session in sessions:
+            session.close()
+        sessions = [pool.session() for _ in range(2)]
+        assert (live_sessions(a), live_sessions(b)) == (1, 1)
+        for session in sessions:
+            session.close()
+
+
+def test_a_dead_server_is_skipped_after_it_failed_once():
+    dead = closed_port_url()
+    with running_server(GuessEnv) as live:
+        with EnvPool("guess", [dead, live], retries=1, backoff_s=0.5) as pool:
+            assert pool.info()["env"] == "guess"  # the first server is down: the next one answers
+
+            t0 = time.monotonic()
+            sessions = [pool.session() for _ in range(6)]
+            assert time.monotonic() - t0 < 0.5 * 3  # the dead server's retries are not paid again per session
+            assert live_sessions(live) == 6
+            for session in sessions:
+                session.close()
+
+        with EnvPool("guess", [live, dead], retries=1, backoff_s=0.5) as pool:
+            t0 = time.monotonic()
+            sessions = [pool.session() for _ in range(6)]  # the 2nd tries the dead one (0 sessions) once
+            assert time.monotonic() - t0 < 0.5 * 3
+            for session in sessions:
+                session.close()
+
+    with EnvPool("guess", [dead], retries=0) as pool, pytest.raises(ServerUnreachable):
+        pool.session()  # a server that is down is still tried when it is the only one
+
+
+def test_clients_and_the_cli_send_the_token_from_the_environment(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("AGENTENV_TOKEN", "s3cret")
+    with running_server(GuessEnv) as url:  # the server reads its token from AGENTENV_TOKEN too
+        with EnvClient("guess", url) as client:
+            assert client.info()["env"] == "guess"
+        with EnvClient("guess", url, token="wrong") as client, pytest.raises(Unauthorized):
+            client.info()  # a token given explicitly wins
+
+        out = tmp_path / "r.jsonl"
+        argv = [
+            "eval",
+            "--agent",
+            "expert",
+            "--env",
+            "guess",
+            "--url",
+            url,
+            "--out",
+            str(out),
+            "--no-progress",
+        ]
+        assert main([*argv, "--indices", "0:3"]) == 0
+        assert len(list(read_trajectories(out))) == 3
+
+        monkeypatch.setenv("AGENTENV_TOKEN", "wrong")
+        with pytest.raises(SystemExit, match=r"^error: \[401\] .*AGENTENV_TOKEN"):
+            main([*argv, "--indices", "3:6"])
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--indices", "1:x"], "argument --indices: '1:x' is not an index"),
+        (["--indices", "0:10:0"], "argument --indices: bad '0:10:0'"),
+        (["--indices", "-2"], "argument --indices: bad '-2'"),
+        (["--indices", "1:2:3:4"], "argument --indices: bad '1:2:3:4'"),
+        (["--indices", ","], "argument --indices: ',' names no task"),
+        (["--concurrency", "0"], "argument --concurrency: 0 must be at least 1"),
+        (["--concurrency", "many"], "argument --concurrency: 'many' is not a whole number"),
+    ],
+)
+def test_bad_options_are_usage_errors(args, message, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", "--agent", "expert", "--env", "guess", "--out", str(tmp_path / "r.jsonl"), *args])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_failures_of_a_run_are_one_line_errors(tmp_path):
+    out = str(tmp_path / "r.jsonl")
+    with running_server(GuessEnv) as url:
+        with pytest.raises(SystemExit, match=r"^error: unknown agent spec 'robot'"):
+            main(["eval", "--agent", "robot", "--env", "guess", "--url", url, "--out", out])
+    cases = [
+        (
+            ["eval", "--agent", "expert", "--env", "guess", "--url", closed_port_url()],
+            r"^error: GET .* failed after",
+        ),
+        (["collect", "--env", "no_such_env"], r"^error: no default port for 'no_such_env'"),
+    ]
+    for argv, pattern in cases:
+        with pytest.raises(SystemExit, match=pattern) as exit_:
+            main([*argv, "--out", out, "--no-progress"])
+        assert "\n" not in exit_.value.code
