@@ -34,7 +34,7 @@ def conversation() -> list[Turn]:
     t = Trajectory.start("maze", 3, "You are an agent in a maze. Reach the goal.")
     t.add_observation("Your position is 3, 4. Available actions: move up, move down")
     t.add_reply("Thought:\nI should move toward the goal.\n\nAction:\nmove up")
-    t.conversations.append(Turn("human", "Your position is 2, 4.", True))  # flagged, but the model never writes it
+    t.add_observation("Your position is 2, 4.")
     t.conversations.append(Turn("gpt", "Thought:\nThe letters narrow it down.\n\nAction:\nmove down", None))
     t.add_observation("There are walls to your left and right.")
     t.add_reply("Thought:\nNot this one.\n\nAction:\nmove up", loss=False)
@@ -94,8 +94,7 @@ def test_labels_cover_exactly_the_loss_true_turns(case):
     # every trained token is the token itself; everything else is masked
     assert all(label in (token, IGNORE_INDEX) for token, label in zip(enc.input_ids, enc.labels, strict=True))
     expected = [t.value for t in turns if t.trains()]
-    # the "Ok.", the loss=False reply and the loss=True human turn are not trained; the loss=None gpt turn is
-    assert expected == [turns[3].value, turns[5].value]
+    assert len(expected) == 2  # the "Ok." and the loss=False reply are not trained; loss=None gpt is
     # the text under each run of trained tokens is exactly a trained turn plus its end-of-turn marker
     text, _, _ = render_with_spans(tok, turns)
     offsets = tok(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
@@ -104,6 +103,28 @@ def test_labels_cover_exactly_the_loss_true_turns(case):
     # nothing after the last trained turn is kept: it would carry no loss
     assert text.startswith(tok.decode(enc.input_ids))
     assert tok.decode(enc.input_ids).rstrip().endswith(rendered(tok, expected[-1]).rstrip())
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_flagged_observation_trains_from_its_content_on(case):
+    """A world-model log (examples/random_walks.py --kind dynamics) flags observations: each trains on its
+    content and end marker, never on the role header the template puts before it."""
+    make, template, _ = CASES[case]
+    tok = make()
+    tok.chat_template = OWN_TEMPLATE if template == OWN_TEMPLATE else None
+    set_chat_template(tok, "auto" if template == OWN_TEMPLATE else template)
+    t = Trajectory.start("maze", 3, "You are an agent in a maze. Reach the goal.")
+    for k in range(2):
+        t.conversations.append(Turn("human", f"Your position is {k}, 4.", True))
+        t.conversations.append(Turn("gpt", "Action:\nmove up", False))
+    enc = encode_conversation(tok, t.conversations)
+    text, _, _ = render_with_spans(tok, t.conversations)
+    offsets = tok(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+    runs = [text[offsets[a][0] : offsets[b][1]] for a, b in trained_runs(enc.labels)]
+    assert [run.lstrip()[: len("Your position is 0, 4.")] for run in runs] == [
+        "Your position is 0, 4.", "Your position is 1, 4."
+    ]
+    assert not any(marker in run for run in runs for marker in ("user", "[INST]", "assistant", "move up"))
 
 
 @pytest.mark.parametrize("case", list(CASES))

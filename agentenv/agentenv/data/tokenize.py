@@ -137,9 +137,15 @@ def _render_spans(
             )
         if turn.trains():
             start = len(previous)
-            header = _render(tokenizer, messages[:i], generation_prompt=True) if i else ""
-            if len(header) >= start and text.startswith(header):
-                start = len(header)  # skip the role header the generation prompt already holds
+            if turn.role == "gpt":
+                header = _render(tokenizer, messages[:i], generation_prompt=True) if i else ""
+                if len(header) >= start and text.startswith(header):
+                    start = len(header)  # skip the role header the generation prompt already holds
+            else:  # a flagged observation: no generation prompt holds its header, so start at its content
+                content = text.find(turn.value.strip(), start)
+                if content >= 0:
+                    # with the spaces before it, which word-initial tokens ("▁Your") carry
+                    start = max(start, len(text[:content].rstrip(" ")))
             end = len(text.rstrip())
             if end > start:
                 spans.append((start, end))

@@ -22,15 +22,17 @@ ACKNOWLEDGEMENT = "Ok."
 
 @dataclass
 class Turn:
-    """One message: ``from`` is ``human`` or ``gpt``; ``loss`` says whether training puts loss on a gpt
-    turn (``None``: yes).  Only the agent's (gpt) turns ever train: the model never writes the others."""
+    """One message: ``from`` is ``human`` or ``gpt``; ``loss`` says whether training puts loss on it
+    (``None`` means the default: gpt turns yes, human turns no).  AgentGym's files flag gpt turns only; a
+    flagged human turn trains too (a world-model log that learns the observations, as
+    examples/random_walks.py's dynamics walks do)."""
 
     role: str
     value: str
     loss: bool | None = None
 
     def trains(self) -> bool:
-        return self.role == "gpt" and self.loss is not False
+        return self.loss if self.loss is not None else self.role == "gpt"
 
     def to_json(self) -> dict[str, Any]:
         return {"from": self.role, "loss": self.loss, "value": self.value}
