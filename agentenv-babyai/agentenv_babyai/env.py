@@ -193,6 +193,9 @@ class BabyAIEnv(Environment):
             return "You toggled what is in front of you."
         if command == "drop":
             return "You dropped what you were carrying."
+        if self._cut == "ended" and command.startswith(("go to", "pick up")):
+            # the episode ended on the way (the mission done in passing, or out of steps)
+            return f"You went towards the {command.removeprefix('go to ').removeprefix('pick up ')}."
         if command.startswith("pick up"):
             return f"You picked up the {command.removeprefix('pick up ').rsplit(' ', 1)[0]}."
         if command.startswith("go to"):
@@ -208,7 +211,11 @@ class BabyAIEnv(Environment):
         toggled = command.startswith("toggle")
         here = env.grid.get(*env.agent_pos)
         if self._cut == "ended":
-            return f"You opened the {name}." if toggled else f"You went towards the {name}."
+            opened = toggled and any(
+                cell is not None and cell.type == "door" and getattr(cell, "is_open", False)
+                for cell in (env.grid.get(*env.front_pos), here)
+            )
+            return f"You opened the {name}." if opened else f"You went towards the {name}."
         front = env.grid.get(*env.front_pos)
         blocker = next((f"the {t.name}" for t in self.view.things if t.pos == tuple(env.front_pos)),
                        "a wall" if front is None or front.type == "wall" else f"a {front.color} {front.type}")
@@ -239,7 +246,8 @@ class BabyAIEnv(Environment):
             return f"the {thing.name} is {thing.state}; toggle it first (toggle and go through)."
         if verb == "toggle and go through" and thing.state == "open":
             return f"the {thing.name} is already open; go through it."
-        if verb == "toggle and go through" and thing.state == "locked":
+        has_key = carrying is not None and carrying.type == "key" and carrying.color == thing.color
+        if verb == "toggle and go through" and thing.state == "locked" and not has_key:
             return f"the {thing.name} is locked; you need to carry a {thing.color} key."
         if verb == "go to" and self.actions.get(command) is None and thing.ahead == 1 and not thing.right:
             return f"you are already facing the {thing.name}."

@@ -156,6 +156,44 @@ def test_a_door_opening_that_ends_the_episode_says_opened_not_went_through(env):
     assert result.done and result.observation.startswith("You opened the red door 1. The task is completed.")
 
 
+@pytest.mark.parametrize(
+    ("idx", "action", "first_line"),
+    [
+        (1, "pick up red ball 1", "You went towards the red ball 1. The task is completed."),  # done on facing it
+        (1440, "go to grey key 1", "You went towards the grey key 1. The task is completed."),  # passed the goal
+        (89, "toggle and go through blue door 1", "You went towards the blue door 1. The task is completed."),
+    ],
+)
+def test_an_action_the_episode_ended_part_way_through_says_how_far_it_got(env, idx, action, first_line):
+    result = env.step(action) if env.reset(idx) else None
+    assert result.done and result.observation.splitlines()[0] == first_line
+    assert env.env.carrying is None
+
+
+def test_an_action_cut_short_by_the_step_limit_says_so(env):
+    env.reset(0)
+    far = max((a for a in env.actions if a.startswith("go to")), key=lambda a: len(env.actions[a]))
+    steps = len(env.actions[far])
+    assert steps >= 2
+    while env.env.max_steps - env.env.step_count >= steps:  # turning left and back keeps the plan
+        env.step("turn left")
+        env.step("turn right")
+    result = env.step(far)
+    assert result.done and result.observation.startswith(
+        f"You went towards the {far.removeprefix('go to ')}. You ran out of steps: the task failed."
+    )
+
+
+def test_a_locked_door_out_of_reach_with_its_key_in_hand_says_there_is_no_path(env):
+    env.reset(146)  # UnlockPickupDist: the expert fetches the green key, then the door is in view but unreachable
+    while not (env.env.carrying is not None and env.env.carrying.type == "key"):
+        env.step(env.expert_action().action)
+    door = next(t for t in env.view.things if t.type == "door" and t.color == env.env.carrying.color)
+    assert f"toggle and go through {door.name}" not in env.actions
+    first = env.step(f"toggle and go through {door.name}").observation.splitlines()[0]
+    assert first == f"Invalid action: there is no path you know to the {door.name}. Explore first."
+
+
 def test_expert_facing_its_cell_without_a_way_to_act_moves_on_instead_of_turning(env):
     from agentenv_babyai.expert import Expert, KeyAction
 

@@ -205,3 +205,43 @@ def test_close_does_not_wait_out_the_retries():
         assert not closer.is_alive() and not thread.is_alive(), "close waited for the 60 s backoffs"
     assert isinstance(outcome[0], AgentError) and "closed" in str(outcome[0])
     assert len(fake.requests) == 2
+
+
+@pytest.mark.parametrize(
+    "bad_body",
+    ["{not json", "<html>bad gateway</html>", "[1, 2]", '{"choices": []}', '{"choices": ["hi"]}',
+     '{"choices": [{"message": {"content": 7}}]}'],
+)
+def test_a_malformed_answer_is_retried_like_a_server_error(bad_body):
+    """A 200 whose body is no chat completion (a proxy's page, a cut body, no choices) is retried, and in
+    the end is an AgentError naming it, never a raw decoding error or an empty action sent to the env."""
+    from fastapi.responses import Response
+
+    fake = FakeModelServer()
+    calls = []
+
+    async def flaky(request: Request):
+        calls.append(1)
+        if len(calls) <= 2:
+            return Response(bad_body, media_type="application/json")
+        return await fake.complete(request)
+
+    app = FastAPI()
+    app.post("/v1/chat/completions")(flaky)
+    with serving(app) as url, OpenAIAgent("tiny", url, backoff_s=0.01, concurrency=1) as agent:
+        episodes = run_guess(agent, [0], concurrency=1)
+        assert episodes[0].success and agent.stats["retries"] == 2
+    always_bad = FastAPI()
+    always_bad.post("/v1/chat/completions")(lambda: Response(bad_body, media_type="application/json"))
+    with serving(always_bad) as url, OpenAIAgent("tiny", url, max_retries=1, backoff_s=0.01) as agent:
+        with pytest.raises(AgentError, match="malformed body"):
+            run_guess(agent, [0])
+
+
+def test_a_null_content_is_an_empty_reply_and_odd_usage_is_ignored():
+    answer = {"choices": [{"message": {"role": "assistant", "content": None}}], "usage": {"prompt_tokens": "x"}}
+    app = FastAPI()
+    app.post("/v1/chat/completions")(lambda: answer)
+    with serving(app) as url, OpenAIAgent("tiny", url) as agent:
+        episodes = run_guess(agent, [0], max_rounds=1)
+        assert episodes[0].trajectory.conversations[-1].value == "" and agent.stats["prompt_tokens"] == 0

@@ -116,13 +116,17 @@ class OpenAIAgent(Agent):
                 failure = f"{type(exc).__name__}: {exc}"
             else:
                 if response.status_code == 200:
-                    return self._content(response.json())
-                failure = f"HTTP {response.status_code}: {response.text[:300]}"
-                if response.status_code == 400 and _is_context_overflow(response.text):
-                    episode.stop("context_overflow", failure)
-                    return ""
-                if response.status_code not in RETRY_STATUSES:
-                    raise AgentError(f"{self.url}: {failure}")
+                    try:
+                        return self._content(response.json())
+                    except ValueError as exc:  # a proxy's error page, a cut body: retried like a server error
+                        failure = f"HTTP 200 with a malformed body ({exc}): {response.text[:300]}"
+                else:
+                    failure = f"HTTP {response.status_code}: {response.text[:300]}"
+                    if response.status_code == 400 and _is_context_overflow(response.text):
+                        episode.stop("context_overflow", failure)
+                        return ""
+                    if response.status_code not in RETRY_STATUSES:
+                        raise AgentError(f"{self.url}: {failure}")
             if attempt < self.max_retries:
                 with self._lock:
                     self.stats["retries"] += 1
@@ -130,14 +134,23 @@ class OpenAIAgent(Agent):
                 self._closing.wait(delay * random.uniform(0.5, 1.0))
         raise AgentError(f"{self.url}: gave up after {self.max_retries + 1} attempts; last: {failure}")
 
-    def _content(self, data: dict[str, Any]) -> str:
-        usage = data.get("usage") or {}
+    def _content(self, data: Any) -> str:
+        """The reply text of a chat completion; ``ValueError`` when the body is not one.  A ``null``
+        content is the model saying nothing (an empty reply)."""
+        choices = data.get("choices") if isinstance(data, dict) else None
+        message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+        if not isinstance(message, dict):
+            raise ValueError("no choices[0].message in it")
+        content = message.get("content") or ""
+        if not isinstance(content, str):
+            raise ValueError(f"choices[0].message.content is a {type(content).__name__}, not text")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         with self._lock:
             self.stats["requests"] += 1
-            self.stats["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
-            self.stats["completion_tokens"] += int(usage.get("completion_tokens") or 0)
-        choices = data.get("choices") or [{}]
-        return ((choices[0].get("message") or {}).get("content") or "").strip()
+            for key in ("prompt_tokens", "completion_tokens"):
+                if isinstance(usage.get(key), int):
+                    self.stats[key] += usage[key]
+        return content.strip()
 
 
 def _is_context_overflow(text: str) -> bool:
