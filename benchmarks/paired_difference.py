@@ -58,9 +58,10 @@ def paired_difference(base: dict[str, bool], other: dict[str, bool]) -> dict[str
 
 def short_names(files: list[Path]) -> dict[Path, str]:
     """Each file's path below the files' common folder, without the file name when they all share it."""
-    common = Path(os.path.commonpath([f.parent for f in files]))
+    full = {f: f.resolve() for f in files}  # the names given may mix absolute and relative paths
+    common = Path(os.path.commonpath([f.parent for f in full.values()]))
     same_name = len({f.name for f in files}) == 1
-    return {f: str((f.parent if same_name else f).relative_to(common)) for f in files}
+    return {f: str((full[f].parent if same_name else full[f]).relative_to(common)) for f in files}
 
 
 def main() -> None:

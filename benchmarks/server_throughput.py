@@ -31,7 +31,8 @@ from rich.table import Table
 
 from agentenv.data.trajectory import write_json
 from agentenv.envs import EnvClient
-from agentenv.envs.registry import env_class, server_of
+from agentenv.envs.registry import env_class, installed_envs, server_of
+from agentenv.processes import interrupt_on_sigterm
 from agentenv.server.launcher import ServerProcesses
 from agentenv.server.testing import free_port
 
@@ -155,7 +156,7 @@ class Load:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--env", default="maze")
+    parser.add_argument("--env", default="maze", choices=installed_envs())
     parser.add_argument("--seconds", type=float, default=5.0, help="length of each load phase")
     parser.add_argument("--latency-steps", type=int, default=2000)
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
@@ -170,6 +171,7 @@ def main() -> None:
     probe.close()
 
     results: dict[str, object] = {"env": args.env, "seconds_per_phase": args.seconds}
+    interrupt_on_sigterm()  # a SIGTERM still stops the bare server below (the finally)
     bare_port = free_port()
     bare_proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--factory", "server_throughput:bare_app", "--port", str(bare_port),

@@ -19,7 +19,6 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentenv.data.trajectory import write_json
+from agentenv.processes import interrupt_on_sigterm, run_process_group
 from agentenv.server.testing import free_port
 
 console = Console()
@@ -145,7 +145,9 @@ def main() -> None:
         cmd += ["--deepspeed", args.deepspeed]
     threads = os.environ.get("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // args.nproc)))
     env = os.environ | {"OMP_NUM_THREADS": threads}  # the CPU's cores shared out between the processes
-    subprocess.run(cmd, check=True, env=env)
+    interrupt_on_sigterm()
+    if status := run_process_group(cmd, env=env):  # interrupted, it stops torchrun's workers too
+        raise SystemExit(f"training failed (exit status {status})")
 
     log = [json.loads(line) for line in (run / "train_log.jsonl").read_text().splitlines()]
     config = json.loads((run / "train_config.json").read_text())

@@ -32,7 +32,6 @@ import argparse
 import json
 import shutil
 import statistics
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +46,7 @@ from agentenv.controller.commands import parse_indices
 from agentenv.controller.sources import LocalEnv
 from agentenv.data.trajectory import write_json
 from agentenv.envs.registry import env_class
+from agentenv.processes import interrupt_on_sigterm, run_process_group
 from agentenv.trainer.dpo import LOSS_TYPES, PAIR_BY, PAIR_CUTS, PREFERENCE_SPANS, check_objective
 from agentenv.trainer.eto import PAIR_WITH, ETOConfig, check_pair_with, run_eto
 from agentenv.trainer.rollouts import (
@@ -119,6 +119,8 @@ class ETOSettings:
             raise ValueError(
                 f"ETO settings: tasks must be one of {ETO_TASKS}, cut one of {PAIR_CUTS}, by one of {PAIR_BY}"
             )
+        if self.samples < 1:
+            raise ValueError(f"ETO settings: samples must be at least 1, not {self.samples}")
         check_pair_with(self.against, self.samples)
         for beta in self.iteration_betas or (self.beta,):
             check_objective(beta, self.nll_weight, self.loss, self.span)
@@ -225,11 +227,9 @@ def run_seed(
 ) -> dict[str, dict[str, float]]:
     """``{split: {stage: success}}`` for one seed, over the plan's held-out sets and ``extra_held_out``."""
     demo = out / f"seed{seed}"
-    subprocess.run(
-        [sys.executable, str(Path(__file__).with_name("demo.py")), "--out", str(demo), "--seed", str(seed)]
-        + demo_args,
-        check=True,
-    )
+    command = [sys.executable, str(Path(__file__).with_name("demo.py")), "--out", str(demo), "--seed", str(seed)]
+    if status := run_process_group(command + demo_args):  # interrupted, it stops the demo and its servers
+        raise SystemExit(f"seed {seed}: demo.py failed (exit status {status})")
     plan = json.loads((demo / "plan.json").read_text())
     evol = json.loads((demo / "agentevol" / "summary.json").read_text())
     models = {
@@ -330,35 +330,39 @@ def main() -> None:
     # anything else goes to demo.py, e.g. --hidden 256 --layers 4 for a bigger base model
     args, demo_args = parser.parse_known_args()
 
-    eto = ETOSettings(
-        learning_rate=args.eto_learning_rate,
-        beta=args.eto_beta,
-        samples=args.eto_samples,
-        temperature=args.eto_temperature,
-        nll_weight=args.eto_nll_weight,
-        tasks=args.eto_tasks,
-        iterations=args.eto_iterations,
-        iteration_betas=tuple(args.eto_iteration_betas),
-        iteration_learning_rates=tuple(args.eto_iteration_learning_rates),
-        cut=args.eto_cut,
-        by=args.eto_by,
-        against=args.eto_against,
-        loss=args.eto_loss,
-        span=args.eto_span,
-    )
+    try:
+        eto = ETOSettings(
+            learning_rate=args.eto_learning_rate,
+            beta=args.eto_beta,
+            samples=args.eto_samples,
+            temperature=args.eto_temperature,
+            nll_weight=args.eto_nll_weight,
+            tasks=args.eto_tasks,
+            iterations=args.eto_iterations,
+            iteration_betas=tuple(args.eto_iteration_betas),
+            iteration_learning_rates=tuple(args.eto_iteration_learning_rates),
+            cut=args.eto_cut,
+            by=args.eto_by,
+            against=args.eto_against,
+            loss=args.eto_loss,
+            span=args.eto_span,
+        )
+    except ValueError as error:  # settings that cannot train
+        parser.error(str(error))
     extra_held_out = {}
     for item in args.held_out:
         name, _, indices = item.partition("=")
         try:
             extra_held_out[name] = parse_indices(indices)
-        except ValueError as error:
+        except argparse.ArgumentTypeError as error:
             parser.error(f"--held-out {item!r}: {error}")
-        if not name or not extra_held_out[name]:  # "=3,4", "fresh=" or "fresh"
+        if not name:  # "=3,4"
             parser.error(f"--held-out {item!r}: use NAME=INDICES")
     # demo.py's options are checked, and its held-out set names known, before any seed runs
     plan = demo_plan(demo_args)
     if clash := set(extra_held_out) & set(plan.held_out):
         parser.error(f"--held-out {sorted(clash)}: the plan already has a held-out set of that name")
+    interrupt_on_sigterm()  # a SIGTERM stops the running seed's demo too
     results = {seed: run_seed(seed, args.out, eto, demo_args, extra_held_out) for seed in args.seeds}
     tables = {}
     for split in results[args.seeds[0]]:

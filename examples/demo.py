@@ -147,26 +147,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=["GoToObjS6", "GoToLocalS8N7"],
         help="babyai: the levels it learns (names without BabyAI- and -vN)",
     )
-    parser.add_argument("--bc-tasks", type=int, default=64, help="training tasks in the BC set")
-    parser.add_argument("--explore-tasks", type=int, default=160, help="training tasks AgentEvol explores")
-    parser.add_argument("--test-tasks", type=int, default=200, help="babyai: held-out tasks (unseen seeds)")
-    parser.add_argument("--samples", type=int, default=2, help="explored episodes per task (K)")
-    parser.add_argument("--max-rounds", type=int, default=0, help="rounds per episode (0: the env's own)")
-    parser.add_argument("--iterations", type=int, default=1, help="AgentEvol iterations (M)")
+    parser.add_argument("--bc-tasks", type=positive, default=64, help="training tasks in the BC set")
+    parser.add_argument("--explore-tasks", type=positive, default=160, help="training tasks AgentEvol explores")
+    parser.add_argument("--test-tasks", type=positive, default=200, help="babyai: held-out tasks (unseen seeds)")
+    parser.add_argument("--samples", type=positive, default=2, help="explored episodes per task (K)")
+    parser.add_argument("--max-rounds", type=at_least_0, default=0, help="rounds per episode (0: the env's own)")
+    parser.add_argument("--iterations", type=at_least_0, default=1, help="AgentEvol iterations (M)")
     parser.add_argument(
         "--base-only",
         action="store_true",
         help="stop once the base model is ready (the plan, the expert data and the reading stages' model)",
     )
-    parser.add_argument("--epochs", type=float, default=16.0)
+    parser.add_argument("--epochs", type=positive_float, default=16.0)
     parser.add_argument(
         "--base",
         type=Path,
         help="start from this model folder (e.g. a pretrained one) instead of a new random Llama; "
         "--seed then varies only the data order and the sampling",
     )
-    parser.add_argument("--hidden", type=int, default=128)
-    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--hidden", type=positive, default=128)
+    parser.add_argument("--layers", type=positive, default=2)
     parser.add_argument("--seed", type=int, default=0)
     reading = parser.add_mutually_exclusive_group()
     reading.add_argument(
@@ -177,7 +177,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--reader-walks",
-        type=int,
+        type=positive,
         nargs=2,
         default=[800, 3000],
         metavar=("N1", "N2"),
@@ -185,7 +185,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     reading.add_argument(
         "--reading-walks",
-        type=int,
+        type=at_least_0,
         default=0,
         help="first teach the random base to read: train it on this many random-walk logs of training mazes "
         "whose replies restate the observation (examples/random_walks.py; no policy in them)",
@@ -201,7 +201,41 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--reader is BabyAI's reader (3,000 walks over its 40 levels); use --reading-walks")
     if args.reading_walks and args.env == "wordle":
         parser.error("--reading-walks needs random moves; a Wordle guess is free text")
+    if args.base is not None and not (args.base / "config.json").is_file():
+        parser.error(f"--base {args.base}: not a Hugging Face model folder (no config.json)")
+    if args.env == "babyai":
+        from agentenv_babyai.levels import LEVELS, short_name
+
+        known = {short_name(level) for level in LEVELS}
+        if unknown := [name for name in args.levels if name not in known]:
+            parser.error(f"--levels: no BabyAI level is called {', '.join(unknown)} (known: {', '.join(sorted(known))})")
     return args
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    return _bounded(text, int, 1)
+
+
+def at_least_0(text: str) -> int:
+    return _bounded(text, int, 0)
+
+
+def positive_float(text: str) -> float:
+    value = _bounded(text, float, 0.0)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def _bounded(text: str, kind: type, low: float):
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be at least {low}, not {text}")
+    return value
 
 
 def stage(title: str) -> float:
@@ -281,12 +315,15 @@ def reader_model(base: Path, out: Path, plan: Plan, seed: int, walks: tuple[int,
 
 def main() -> None:
     args = parse_args()
+    plan = PLANS[args.env](args)  # settings no plan can use stop here, before --out is written
     args.out.mkdir(parents=True, exist_ok=True)
     # a rerun resumes the run in --out: its models and data files are reused by path, so refuse other settings
     settings = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "out"}
-    check_run_config(args.out, settings, volatile=("iterations", "base_only"))
+    try:
+        check_run_config(args.out, settings, volatile=("iterations", "base_only"))
+    except ValueError as error:
+        raise SystemExit(f"error: {error}") from None
     started = time.perf_counter()
-    plan = PLANS[args.env](args)
     write_json(args.out / "plan.json", asdict(plan))
     test_name, test = next(iter(plan.held_out.items()))
 
@@ -308,7 +345,7 @@ def main() -> None:
 
         t = stage(f"3. expert trajectories on {len(plan.bc)} training tasks (the BC set)")
         bc_data = args.out / f"{plan.env}_bc.jsonl"
-        collect(plan.env, [url], plan.bc, bc_data, concurrency=16)
+        collect(plan.env, [url], plan.bc, bc_data, concurrency=16, max_rounds=plan.max_rounds or None)
         console.print(f"{bc_data}  [{time.perf_counter() - t:.1f} s]")
 
         if args.base:

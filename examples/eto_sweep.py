@@ -52,15 +52,17 @@ def parse_setting(words: list[str]) -> ETOSettings:
     values = {}
     for word in words:
         key, _, value = word.partition("=")
-        if key in TEXT_KEYS:
-            values[key] = value
-        elif key in KEYS:
-            values[KEYS[key]] = int(value) if key in ("k", "it") else float(value)
-        elif key in LIST_KEYS:
-            values[LIST_KEYS[key]] = tuple(float(v) for v in value.split(","))
-        else:
-            names = [*KEYS, *LIST_KEYS, *TEXT_KEYS]
-            raise SystemExit(f"unknown setting {key!r}: use {', '.join(names)}")
+        if key not in (*KEYS, *LIST_KEYS, *TEXT_KEYS):
+            raise ValueError(f"unknown setting {key!r}: use {', '.join([*KEYS, *LIST_KEYS, *TEXT_KEYS])}")
+        try:
+            if key in TEXT_KEYS:
+                values[key] = value
+            elif key in KEYS:
+                values[KEYS[key]] = int(value) if key in ("k", "it") else float(value)
+            else:
+                values[LIST_KEYS[key]] = tuple(float(v) for v in value.split(","))
+        except ValueError:
+            raise ValueError(f"{word!r}: {value!r} is not a number") from None
     return ETOSettings(**values)
 
 
@@ -108,6 +110,12 @@ def main() -> None:
     parser.add_argument("--setting", nargs="+", action="append", required=True, help="e.g. lr=1e-4 nll=1")
     parser.add_argument("--tasks", type=int, default=100, help="validation tasks")
     args = parser.parse_args()
+    settings = []
+    for words in args.setting:  # every setting is checked before any of them runs
+        try:
+            settings.append(parse_setting(words))
+        except ValueError as error:
+            parser.error(f"--setting {' '.join(words)}: {error}")
 
     plan = json.loads((args.demo / "plan.json").read_text())
     seed = json.loads((args.demo / "agentevol" / "run_config.json").read_text())["seed"]
@@ -115,8 +123,7 @@ def main() -> None:
     out = args.demo / "eto_sweep"
     bc = out / "bc_validation.jsonl"
     rows = [("BC", "—", success_on(args.demo / "agentevol" / "iter_0" / "model", plan, validation, bc, seed))]
-    for words in args.setting:
-        eto = parse_setting(words)
+    for eto in settings:
         cfg = dataclasses.replace(
             eto_config(args.demo, plan, seed, eto, expert_data(args.demo, plan, eto.tasks)),
             output_dir=str(out / eto.folder()), eval_tasks=validation

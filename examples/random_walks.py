@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agentenv.data.trajectory import Trajectory, Turn, write_trajectories
-from agentenv.envs.registry import env_class
+from agentenv.envs.registry import env_class, installed_envs
 
 KINDS = ("dynamics", "reading", "task_reading")
 
@@ -90,7 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--env", default="maze")
+    parser.add_argument("--env", default="maze", choices=installed_envs())
     parser.add_argument("--split", default="train")
     parser.add_argument("--steps", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0)
@@ -99,6 +99,8 @@ def main() -> None:
     parser.add_argument("--exclude", type=Path, help="a demo's plan.json: never walk in its held-out tasks")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
+    if args.split not in env_class(args.env).splits:
+        parser.error(f"--split: {args.env} has no split {args.split!r} (it has {', '.join(env_class(args.env).splits)})")
     held_out = []
     if args.exclude:
         held_out = [i for ids in json.loads(args.exclude.read_text())["held_out"].values() for i in ids]

@@ -35,6 +35,13 @@ def test_reading_walks_are_refused_for_wordle(capsys):
         (["--env", "wordle", "--held-out", "test=1,2"], "the plan already has a held-out set of that name"),
         (["--held-out", "test_procedural=1,2"], "the plan already has a held-out set of that name"),
         (["--env", "wordle", "--held-out", "fresh=1,2", "--no-such-option"], "demo.py: error"),
+        (["--held-out", "fresh=1:x"], "is not an index"),
+        (["--held-out", "fresh="], "names no task"),
+        (["--eto-against", "own_best"], "samples_per_instruction >= 2"),
+        (["--eto-beta", "0"], "beta 0 and nll_weight 0"),
+        (["--env", "babyai", "--levels", "GoToObjS6", "GoToObjS6x"], "no BabyAI level is called GoToObjS6x"),
+        (["--env", "babyai", "--test-tasks", "0"], "argument --test-tasks: must be at least 1"),
+        (["--base", "no/such/model"], "not a Hugging Face model folder"),
     ],
 )
 def test_cpu_experiment_refuses_bad_settings_before_any_seed_runs(tmp_path, monkeypatch, capsys, argv, message):

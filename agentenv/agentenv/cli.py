@@ -24,6 +24,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command; as the program itself (no ``argv``), SIGTERM stops it as Ctrl-C does."""
+    if argv is None:
+        from agentenv.processes import interrupt_on_sigterm
+
+        interrupt_on_sigterm()
     args = build_parser().parse_args(argv)
     return int(args.func(args) or 0)
 

@@ -41,3 +41,11 @@ def test_a_task_played_twice_or_a_missing_file_is_refused(tmp_path):
         paired_difference.successes(twice)
     with pytest.raises(SystemExit, match="no such episodes file"):
         paired_difference.successes(tmp_path / "missing.jsonl")
+
+
+def test_files_named_by_absolute_and_relative_paths_get_short_labels(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bc").mkdir()
+    (tmp_path / "eto").mkdir()
+    absolute, relative = tmp_path / "bc" / "eval.jsonl", Path("eto") / "eval.jsonl"
+    assert paired_difference.short_names([absolute, relative]) == {absolute: "bc", relative: "eto"}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import time
 
 from agentenv.envs.registry import DEFAULT_PORTS, SERVER_GROUPS
@@ -56,12 +55,10 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _up(args: argparse.Namespace) -> int:
+    from agentenv.processes import interrupt_on_sigterm
     from agentenv.server.launcher import ServerProcesses
 
-    # Ctrl-C and a process manager's SIGTERM both stop the servers; SIGINT is set explicitly because a
-    # process started in the background of a non-interactive shell inherits it ignored.
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, _interrupt)
+    interrupt_on_sigterm()  # Ctrl-C and a process manager's SIGTERM both stop the servers
     ports = {}
     for item in args.port:
         name, _, port = item.partition("=")
@@ -79,7 +76,3 @@ def _up(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print("stopping servers", flush=True)
     return 0
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt

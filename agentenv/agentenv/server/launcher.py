@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import httpx
 
 from agentenv.envs.registry import SERVER_GROUPS, default_port, env_classes
+from agentenv.processes import signal_group
 from agentenv.protocol import TOKEN_ENV_VAR
 
 from .app import create_app
@@ -131,13 +132,13 @@ class ServerProcesses:
         """SIGTERM every server (uvicorn then closes all sessions), SIGKILL what is left after the timeout."""
         for proc in self.procs.values():
             if proc.poll() is None:
-                _signal_group(proc, signal.SIGTERM)
+                signal_group(proc, signal.SIGTERM)
         deadline = time.monotonic() + timeout_s
         for proc in self.procs.values():
             try:
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                _signal_group(proc, signal.SIGKILL)
+                signal_group(proc, signal.SIGKILL)
                 proc.wait()
         self.procs.clear()
 
@@ -167,10 +168,3 @@ def _port_in_use(host: str, port: int) -> bool:
     except OSError as exc:
         return exc.errno == errno.EADDRINUSE
     return False
-
-
-def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
-    try:
-        os.killpg(proc.pid, sig)
-    except ProcessLookupError:
-        pass

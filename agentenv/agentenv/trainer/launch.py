@@ -9,11 +9,11 @@ or CPU) or, with ``train_launcher``, as a child command such as ``torchrun --npr
 from __future__ import annotations
 
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 from agentenv.data.trajectory import write_json
+from agentenv.processes import run_process_group
 from agentenv.trainer.engine import TrainConfig, is_done
 
 
@@ -45,7 +45,7 @@ def run_training(algorithm: str, cfg: TrainConfig, launcher: str = "") -> Path:
     write_json(config_path, cfg.to_json())
     cmd = launch_command(algorithm, config_path, launcher)
     print("[agentenv] launching: " + shlex.join(cmd), file=sys.stderr, flush=True)
-    proc = subprocess.run(cmd)
-    if proc.returncode != 0 or not is_done(out):
-        raise RuntimeError(f"training failed (exit status {proc.returncode}): {shlex.join(cmd)}")
+    status = run_process_group(cmd)  # interrupted, it stops the launcher's workers too
+    if status != 0 or not is_done(out):
+        raise RuntimeError(f"training failed (exit status {status}): {shlex.join(cmd)}")
     return out

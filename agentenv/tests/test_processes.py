@@ -1,0 +1,58 @@
+"""A script terminated while it runs a child process group (a demo seed, torchrun and its workers) takes the
+whole group with it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+# a parent that runs a child group: a shell that starts a grandchild and waits for it
+PARENT = textwrap.dedent(
+    """
+    import sys
+    from agentenv.processes import interrupt_on_sigterm, run_process_group
+
+    interrupt_on_sigterm()
+    try:
+        run_process_group(["bash", "-c", f"sleep 300 & echo $! > {sys.argv[1]}; wait"], stop_timeout_s=10)
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+        sys.exit(130)
+    """
+)
+
+
+def alive(pid: int) -> bool:
+    """Running: it exists and is not a zombie waiting for a parent to reap it."""
+    try:
+        os.kill(pid, 0)
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_terminated_parent_stops_its_child_group(tmp_path: Path, sig: int):
+    pid_file = tmp_path / "grandchild.pid"
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(pid_file)], stdout=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    grandchild = int(pid_file.read_text())
+    assert alive(grandchild)
+
+    parent.send_signal(sig)
+    out, _ = parent.communicate(timeout=30)
+    assert parent.returncode == 130 and "stopped" in out
+    deadline = time.monotonic() + 10
+    while alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(grandchild)  # the grandchild went with the group, not left to run on its own
