@@ -98,9 +98,11 @@ class EnvClient:
             time.sleep(self.backoff_s * 2**attempt)
         if response.status_code >= 400:
             try:
-                message = response.json().get("error", response.text)
+                body = response.json()
             except ValueError:
-                message = response.text
+                body = None
+            # the kit answers {"error": ...}; a proxy in between may answer anything
+            message = body.get("error", response.text) if isinstance(body, dict) else response.text
             raise error_for(response.status_code, message)
         return response
 
