@@ -86,8 +86,10 @@ def test_eto_sweep_validates_on_tasks_nothing_else_uses():
     assert (eto.learning_rate, eto.nll_weight, eto.samples, eto.tasks, eto.by) == (1e-5, 1.0, 2, "explore", "success")
     assert eto.folder() == "eto_lr1e-05_beta0.1_k2_t0.7_nll1_explore_by_success"
     assert eto_sweep.parse_setting([]).folder() == "eto"  # the defaults keep experiment 1's folder name
-    with pytest.raises(SystemExit, match="unknown setting"):
+    with pytest.raises(ValueError, match="unknown setting"):
         eto_sweep.parse_setting(["speed=3"])
+    with pytest.raises(ValueError, match="'3x' is not a number"):
+        eto_sweep.parse_setting(["lr=3x"])
     with pytest.raises(ValueError, match="cut one of"):
         eto_sweep.parse_setting(["cut=halfway"])
     with pytest.raises(ValueError, match="tasks must be one of"):
