@@ -37,6 +37,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentenv.controller import ExpertAgent, collect, evaluate
+from agentenv.controller.commands import whole_number
 from agentenv.controller.evaluator import EvalTask
 from agentenv.data.trajectory import read_trajectories, write_json, write_trajectories
 from agentenv.envs.registry import env_class
@@ -212,29 +213,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def positive(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    return _bounded(text, int, 1)
-
-
-def at_least_0(text: str) -> int:
-    return _bounded(text, int, 0)
+positive, at_least_0 = whole_number(1), whole_number(0)
 
 
 def positive_float(text: str) -> float:
-    value = _bounded(text, float, 0.0)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
-    return value
-
-
-def _bounded(text: str, kind: type, low: float):
+    """An argparse type: a number above 0."""
     try:
-        value = kind(text)
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number") from None
-    if value < low:
-        raise argparse.ArgumentTypeError(f"must be at least {low}, not {text}")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
     return value
 
 

@@ -146,7 +146,7 @@ def test_clients_and_the_cli_send_the_token_from_the_environment(tmp_path, monke
         (["--indices", "-2"], "argument --indices: bad '-2'"),
         (["--indices", "1:2:3:4"], "argument --indices: bad '1:2:3:4'"),
         (["--indices", ","], "argument --indices: ',' names no task"),
-        (["--concurrency", "0"], "argument --concurrency: 0 must be at least 1"),
+        (["--concurrency", "0"], "argument --concurrency: must be at least 1, not 0"),
         (["--concurrency", "many"], "argument --concurrency: 'many' is not a whole number"),
     ],
 )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+from collections.abc import Callable
 
 from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
 from agentenv.env import info_splits
@@ -67,14 +68,22 @@ def _jsonl_path(text: str) -> str:
     return text
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
-    return value
+def whole_number(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``low`` (the demo scripts use it too)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {text}")
+        return value
+
+    return parse
+
+
+_positive_int = whole_number(1)
 
 
 def _one_line_errors(run):

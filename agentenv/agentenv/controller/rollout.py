@@ -192,16 +192,11 @@ class Rollout:
         ep.trajectory.add_reply(reply)
         try:
             out = ep.session.step(reply)
-        except EnvError as exc:
-            if exc.status in REFUSED_REPLY:
-                # the server refused the reply itself (too long): the agent's failure, recorded as such,
-                # rather than an env error that every rerun would repeat
-                ep.stop("invalid_reply", f"step: {type(exc).__name__}: {exc}")
-            else:
-                ep.stop("error", f"step: {type(exc).__name__}: {exc}")
-            return
         except Exception as exc:
-            ep.stop("error", f"step: {type(exc).__name__}: {exc}")
+            # a reply the server refused itself (too long) is the agent's failure, recorded as such, rather
+            # than an env error that every rerun would repeat
+            refused = isinstance(exc, EnvError) and exc.status in REFUSED_REPLY
+            ep.stop("invalid_reply" if refused else "error", f"step: {type(exc).__name__}: {exc}")
             return
         ep.rounds += 1
         ep.score, ep.success, ep.done = float(out.score), bool(out.success), bool(out.done)

@@ -395,11 +395,10 @@ def reference_key(example: dict[str, Any], model: str) -> str:
     return hashlib.sha256(json.dumps([model, sides]).encode()).hexdigest()
 
 
-def use_saved_reference(saved: Path, examples: list[dict[str, Any]], model: str) -> None:
+def use_saved_reference(saved: Path, examples: list[dict[str, Any]], keys: list[str]) -> None:
     """Take the reference log-probabilities saved by an earlier run of these pairs, when they cover every
-    example with the same model, tokens and masks (a file cut short by a kill does not)."""
+    example's ``keys`` (:func:`reference_key`; a file cut short by a kill does not)."""
     values = {d.get("key"): d for d in read_jsonl(saved)} if saved.exists() else {}
-    keys = [reference_key(e, model) for e in examples]
     if values and all(k in values for k in keys):
         for e, k in zip(examples, keys, strict=True):
             e["ref_chosen"], e["ref_rejected"] = values[k]["chosen"], values[k]["rejected"]
@@ -423,7 +422,8 @@ def train_dpo(cfg: DPOConfig) -> Path:
         saved = out / REFERENCE_FILE
         if not cfg.resume and accelerator.is_main_process:
             saved.unlink(missing_ok=True)  # starting over: an earlier run's values may be for other pairs
-        use_saved_reference(saved, examples, cfg.model)
+        keys = [reference_key(e, cfg.model) for e in examples]
+        use_saved_reference(saved, examples, keys)
         need_reference = any(e["ref_chosen"] is None or e["ref_rejected"] is None for e in examples)
         if need_reference and cfg.resume and latest_checkpoint(out) is not None:
             # the reference is the starting model, which a checkpoint no longer is
@@ -440,9 +440,8 @@ def train_dpo(cfg: DPOConfig) -> Path:
                 write_jsonl(
                     saved,
                     (
-                        {"pair": e["pair"], "chosen": e["ref_chosen"], "rejected": e["ref_rejected"],
-                         "key": reference_key(e, cfg.model)}
-                        for e in examples
+                        {"pair": e["pair"], "chosen": e["ref_chosen"], "rejected": e["ref_rejected"], "key": key}
+                        for e, key in zip(examples, keys, strict=True)
                     ),
                 )
 
