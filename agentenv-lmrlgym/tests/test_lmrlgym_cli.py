@@ -116,3 +116,18 @@ def test_expert_eval_prints_full_success_on_both_test_splits(tmp_path):
     assert all(t["success"] for t in by_env["maze"])
     assert sum(t["success"] for t in by_env["wordle"]) / 300 >= 0.98
     assert "maze" in done.stdout and "wordle" in done.stdout  # the printed table
+
+
+def test_a_server_that_takes_the_port_after_the_check_is_not_taken_for_ours(monkeypatch):
+    from agentenv.envs.registry import env_classes
+    from agentenv.server import launcher
+    from agentenv.server.testing import running_server
+
+    # an lmrlgym server of another process, which took the port between the launcher's check and its bind
+    with running_server(env_classes("lmrlgym")) as url:
+        port = int(url.rsplit(":", 1)[1])
+        monkeypatch.setattr(launcher, "_port_in_use", lambda host, port: False)
+        servers = ServerProcesses(["lmrlgym"], ports={"lmrlgym": port}, startup_timeout_s=60)
+        with pytest.raises(RuntimeError, match=f"exited .*port {port} already in use"):
+            servers.start()
+        assert not servers.procs

@@ -10,6 +10,7 @@ the same object in-process.
 
 from __future__ import annotations
 
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -57,7 +58,10 @@ class TaskRange(Sequence[int]):
         return self._kept
 
     def __contains__(self, value: object) -> bool:
-        return isinstance(value, int) and self.start <= value < self.stop and value not in self.excluded
+        # numbers.Integral: numpy's integers (a sampled index) are task indices too
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+            return False
+        return self.start <= value < self.stop and int(value) not in self.excluded
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._indices())

@@ -87,6 +87,8 @@ class CloseResponse(BaseModel):
 
 class HealthResponse(_Lenient):
     status: str
+    #: the server process's pid: a launcher tells its own server from another one on the same port
+    pid: int | None = None
 
 
 class ErrorBody(BaseModel):

@@ -245,3 +245,9 @@ def test_a_null_content_is_an_empty_reply_and_odd_usage_is_ignored():
     with serving(app) as url, OpenAIAgent("tiny", url) as agent:
         episodes = run_guess(agent, [0], max_rounds=1)
         assert episodes[0].trajectory.conversations[-1].value == "" and agent.stats["prompt_tokens"] == 0
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:8000/v1", "localhost:8000", "ftp://host/v1", "http:///v1"])
+def test_a_base_url_that_is_not_http_is_refused_up_front(url):
+    with pytest.raises(ValueError, match="not an http"):
+        OpenAIAgent("tiny", url)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import ssl
 import threading
 import time
@@ -347,6 +348,17 @@ def test_info_lists_the_env_facts(http):
     assert info["max_rounds"] == 10 and info["max_sessions"] == 400
 
 
+def test_the_splits_read_back_from_info_hold_numpy_and_python_indices_alike():
+    import numpy as np
+
+    from agentenv.env import info_splits
+
+    train = info_splits({"splits": {"train": [0, 10]}, "split_excluded": {"train": [3]}})["train"]
+    assert list(train) == [0, 1, 2, 4, 5, 6, 7, 8, 9] and len(train) == 9
+    assert 4 in train and np.int64(4) in train and np.int32(9) in train
+    assert 3 not in train and np.int64(3) not in train and 10 not in train and True not in train and 4.0 not in train
+
+
 def test_reaping_spares_a_session_used_while_an_earlier_one_closes():
     """The reaper closes idle sessions one after another, and a close may take seconds (a JVM shutting
     down): a session a client comes back to meanwhile is no longer idle and stays."""
@@ -503,6 +515,11 @@ def test_starting_a_server_on_a_port_another_server_holds_fails():
         port = int(url.rsplit(":", 1)[1])
         with pytest.raises(RuntimeError, match=f"port {port} .*already in use"):
             ServerProcesses(["counter"], ports={"counter": port}, startup_timeout_s=30).start()
+
+
+def test_health_names_the_server_process():
+    with running_server(CounterEnv) as url:
+        assert httpx.get(f"{url}/health").json() == {"status": "ok", "env": "counter", "pid": os.getpid()}
 
 
 def test_up_forwards_ttl_and_hands_the_token_over_off_the_command_line(monkeypatch):

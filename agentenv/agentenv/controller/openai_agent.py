@@ -48,7 +48,10 @@ class OpenAIAgent(Agent):
         timeout: float = 120.0,
         extra_body: dict[str, Any] | None = None,
     ) -> None:
-        if not urlsplit(base_url).path.strip("/"):
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"base URL {base_url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+        if not parts.path.strip("/"):
             base_url = base_url.rstrip("/") + "/v1"
         self.model = model
         self.url = base_url.rstrip("/") + "/chat/completions"

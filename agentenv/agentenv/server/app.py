@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -90,7 +91,7 @@ def create_app(
 
         @app.get("/health", response_model=HealthResponse)
         async def health() -> dict[str, Any]:
-            return {"status": "ok", "envs": names}
+            return {"status": "ok", "envs": names, "pid": os.getpid()}
 
     for pool in pools.values():
         prefixes = [f"/{pool.env_cls.name}"] + ([""] if len(pools) == 1 else [])
@@ -103,7 +104,7 @@ def create_app(
 
 def _health(env: str) -> Any:
     async def health() -> dict[str, Any]:
-        return {"status": "ok", "env": env}
+        return {"status": "ok", "env": env, "pid": os.getpid()}
 
     return health
 

@@ -110,8 +110,9 @@ class ServerProcesses:
         return self.urls
 
     def _wait_healthy(self, name: str) -> None:
-        """Wait for ``/health`` to name this server's env(s): another process holding the port answers
-        something else (or nothing useful), and our own server then exits, unable to bind."""
+        """Wait for ``/health`` to answer from our own process (its pid) with this server's env(s).  Another
+        process that took the port after the check in :meth:`start` answers with its own pid, and our server
+        then exits, unable to bind."""
         deadline = time.monotonic() + self.startup_timeout_s
         url = f"{self.urls[name]}/health"
         while time.monotonic() < deadline:
@@ -121,7 +122,7 @@ class ServerProcesses:
                     f"(is port {self.ports[name]} already in use?)"
                 )
             try:
-                if _serves(httpx.get(url, timeout=2), SERVER_GROUPS.get(name, [name])):
+                if _serves(httpx.get(url, timeout=2), SERVER_GROUPS.get(name, [name]), self.procs[name].pid):
                     return
             except httpx.TransportError:
                 pass
@@ -149,15 +150,15 @@ class ServerProcesses:
         self.stop()
 
 
-def _serves(health: httpx.Response, envs: list[str]) -> bool:
-    """Whether a ``/health`` answer is a healthy agentenv server for exactly ``envs``."""
+def _serves(health: httpx.Response, envs: list[str], pid: int) -> bool:
+    """Whether a ``/health`` answer is a healthy agentenv server for exactly ``envs``, run by process ``pid``."""
     try:
         body = health.json() if health.status_code == 200 else None
     except ValueError:
         return False
     if not isinstance(body, dict) or body.get("status") != "ok":
         return False
-    return body.get("envs", [body.get("env")]) == envs
+    return body.get("envs", [body.get("env")]) == envs and body.get("pid") == pid
 
 
 def _port_in_use(host: str, port: int) -> bool:
