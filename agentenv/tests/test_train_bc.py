@@ -87,14 +87,16 @@ def test_resume_gives_the_same_next_losses(base_model, data, tmp_path):
     (killed / CHECKPOINTS).mkdir(parents=True)
     shutil.copytree(full / CHECKPOINTS / "step-2", killed / CHECKPOINTS / "step-2")
     (killed / LOG_FILE).write_text("".join(json.dumps(line) + "\n" for line in uninterrupted[:2]))
-    train_bc(config(base_model, data, killed, save_every=2))
+    (killed / CHECKPOINTS / "step-3").mkdir()  # killed while saving step 3: no trainer state written
+    (killed / CHECKPOINTS / "step-3" / "model.safetensors").write_bytes(b"cut short")
+    train_bc(config(base_model, data, killed, save_every=2, delete_checkpoints_when_done=False))
 
     resumed = read_log(killed)
     assert [line["step"] for line in resumed] == [1, 2, 3, 4]
     for a, b in zip(resumed[2:], uninterrupted[2:], strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-6, abs=1e-7)
         assert a["lr"] == pytest.approx(b["lr"])
-    assert not (killed / CHECKPOINTS).exists()  # deleted once the final model is saved
+    assert sorted(p.name for p in (killed / CHECKPOINTS).iterdir()) == ["step-2"]  # the partial save is gone
 
 
 def test_gradient_accumulation_matches_a_big_batch(base_model, data, tmp_path):
@@ -107,7 +109,9 @@ def test_gradient_accumulation_matches_a_big_batch(base_model, data, tmp_path):
 
 
 def test_finished_run_is_not_repeated(base_model, data, tmp_path):
-    out = train_bc(config(base_model, data, tmp_path / "bc", max_steps=1))
+    out = train_bc(config(base_model, data, tmp_path / "bc", max_steps=2, save_every=1))
+    assert not (out / CHECKPOINTS).exists()  # deleted once the final model is saved
+    out = train_bc(config(base_model, data, tmp_path / "bc", max_steps=1, resume=False))
     stamp = (out / "model.safetensors").stat().st_mtime_ns
     train_bc(config(base_model, data, tmp_path / "bc", max_steps=1))
     assert (out / "model.safetensors").stat().st_mtime_ns == stamp

@@ -375,6 +375,9 @@ def fit(
         if not cfg.resume:  # an earlier run's checkpoints would outrank this run's when pruned or resumed
             shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
             (out / DONE_FILE).unlink(missing_ok=True)  # its final model is about to be replaced
+        for partial in (out / CHECKPOINTS).glob("step-*"):  # saves a kill cut short; none is resumed from
+            if not (partial / STATE_FILE).exists():
+                shutil.rmtree(partial, ignore_errors=True)
         write_json(out / "train_config.json", cfg.to_json())
         _truncate_log(out, start)
     if start == 0 and before_training is not None:
