@@ -8,6 +8,10 @@ scored there once (``<out>/bc_validation.jsonl``); settings that explore alike s
 
     python examples/eto_sweep.py runs/babyai_reader/seed0 \\
         --setting lr=1e-5 tasks=explore --setting lr=1e-4 nll=1 tasks=explore
+
+A plan whose BC set takes every training task leaves none for validation: ``--validation INDICES`` names
+the tasks instead (e.g. BabyAI seeds past the train split, ``60404:68404:40``).  One sweep folder keeps one
+validation set (``<out>/validation.json``), so every row in it is scored on the same tasks.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from cpu_experiment import (  # examples/, beside this file
 from rich.console import Console
 from rich.table import Table
 
+from agentenv.controller.commands import parse_indices
 from agentenv.data.trajectory import write_json
 from agentenv.trainer.config_args import field_defaults
 from agentenv.trainer.eto import ETOConfig, run_eto
@@ -66,9 +71,14 @@ def parse_setting(words: list[str]) -> ETOSettings:
     return ETOSettings(**values)
 
 
+def plan_tasks(plan: dict) -> set[int]:
+    """The tasks a plan trains on, explores or holds out."""
+    return set(plan["explore"]) | set(plan["bc"]) | {i for ids in plan["held_out"].values() for i in ids}
+
+
 def validation_tasks(plan: dict, n: int) -> list[int]:
     """The first ``n`` training tasks of the plan that neither BC nor exploration uses (nor any held-out set)."""
-    used = set(plan["explore"]) | set(plan["bc"]) | {i for ids in plan["held_out"].values() for i in ids}
+    used = plan_tasks(plan)
     return [i for i in plan["walks"] if i not in used][:n]
 
 
@@ -109,6 +119,9 @@ def main() -> None:
     parser.add_argument("demo", type=Path, help="a seed folder of cpu_experiment.py (demo.py --out)")
     parser.add_argument("--setting", nargs="+", action="append", required=True, help="e.g. lr=1e-4 nll=1")
     parser.add_argument("--tasks", type=int, default=100, help="validation tasks")
+    parser.add_argument(
+        "--validation", type=parse_indices, metavar="INDICES", help="validation tasks by index, instead of --tasks"
+    )
     args = parser.parse_args()
     settings = []
     for words in args.setting:  # every setting is checked before any of them runs
@@ -119,8 +132,16 @@ def main() -> None:
 
     plan = json.loads((args.demo / "plan.json").read_text())
     seed = json.loads((args.demo / "agentevol" / "run_config.json").read_text())["seed"]
-    validation = validation_tasks(plan, args.tasks)
+    validation = args.validation or validation_tasks(plan, args.tasks)
+    if not validation:
+        parser.error(f"{args.demo}: the plan leaves no training task for validation; name them with --validation")
+    if clash := set(validation) & plan_tasks(plan):
+        parser.error(f"--validation: tasks {sorted(clash)[:5]} are BC, explored or held-out tasks of the plan")
     out = args.demo / "eto_sweep"
+    chosen = out / "validation.json"
+    if chosen.exists() and json.loads(chosen.read_text()) != validation:
+        parser.error(f"{out} was swept on other validation tasks ({chosen}); use another seed folder")
+    write_json(chosen, validation)
     bc = out / "bc_validation.jsonl"
     rows = [("BC", "—", success_on(args.demo / "agentevol" / "iter_0" / "model", plan, validation, bc, seed))]
     for eto in settings:

@@ -111,3 +111,29 @@ def test_eto_sweep_validates_on_tasks_nothing_else_uses():
     assert staged.folder() == "eto_lr0.001_beta0_nll1_betas0-0.1_lrs0.001-1e-05"
     with pytest.raises(ValueError, match="beta 0 and nll_weight 0"):
         eto_sweep.parse_setting(["betas=0.1,0"])  # iteration 2 would train nothing
+
+
+def test_eto_sweep_takes_named_validation_tasks_when_the_plan_leaves_none(tmp_path, monkeypatch, capsys):
+    from dataclasses import asdict
+
+    import eto_sweep
+
+    from agentenv.data.trajectory import write_json
+
+    p = asdict(plan(bc_tasks=800, explore_tasks=800))  # BC on every training task the plan does not hold out
+    assert eto_sweep.validation_tasks(p, 100) == []
+    write_json(tmp_path / "plan.json", p)
+    write_json(tmp_path / "agentevol" / "run_config.json", {"seed": 0})
+
+    def sweep(*args: str) -> str:
+        monkeypatch.setattr(sys, "argv", ["eto_sweep.py", str(tmp_path), "--setting", "lr=1e-5", *args])
+        with pytest.raises(SystemExit):
+            eto_sweep.main()
+        return capsys.readouterr().err
+
+    assert "leaves no training task for validation" in sweep()
+    assert f"tasks [{p['bc'][0]}] are BC, explored or held-out" in sweep("--validation", str(p["bc"][0]))
+    assert "are BC, explored or held-out" in sweep("--validation", str(p["held_out"]["unseen_seeds"][3]))
+    # an earlier sweep in this folder scored other tasks: its rows could not be compared with new ones
+    write_json(tmp_path / "eto_sweep" / "validation.json", [60444])
+    assert "swept on other validation tasks" in sweep("--validation", "60404:60484:40")
