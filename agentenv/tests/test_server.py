@@ -253,6 +253,20 @@ def test_a_wrong_authorization_is_401(authorization):
         assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer"
 
 
+@pytest.mark.parametrize("body", [b"{not json", b'{"data_idx": "seven"}', b"[]"])
+def test_a_malformed_body_without_the_token_is_401_not_a_schema_hint(body):
+    with running_server(CounterEnv, token="s3cret") as url:
+        refused = httpx.post(f"{url}/counter/create", content=body, headers={"Content-Type": "application/json"})
+        assert refused.status_code == 401 and refused.headers["www-authenticate"] == "Bearer"
+        assert "data_idx" not in refused.text
+        malformed = httpx.post(
+            f"{url}/counter/create",
+            content=body,
+            headers={"Content-Type": "application/json", "Authorization": "Bearer s3cret"},
+        )
+        assert malformed.status_code == 422 and malformed.json()["error"].startswith("malformed request")
+
+
 def test_a_server_with_a_token_serves_no_docs():
     with running_server(CounterEnv, token="s3cret") as url:
         for route in ("/openapi.json", "/docs", "/redoc"):

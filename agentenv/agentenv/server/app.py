@@ -79,11 +79,13 @@ def create_app(
                 await pool.close_all()
 
     token = resolve_token(token)
-    dependencies = [Depends(bearer_auth(token))] if token else []
+    auth = bearer_auth(token) if token else None
+    dependencies = [Depends(auth)] if auth else []
     # a browser on /docs cannot send the token, and the docs must not answer without it: none then
     no_docs: dict[str, Any] = {"docs_url": None, "redoc_url": None, "openapi_url": None} if token else {}
     app = FastAPI(title="agentenv: " + ", ".join(names), lifespan=lifespan, **no_docs)
     app.state.pools = pools
+    app.state.auth = auth  # also consulted by the validation-error handler (errors.py)
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
 

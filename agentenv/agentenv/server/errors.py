@@ -93,6 +93,14 @@ async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
 
 
 async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    # FastAPI parses the body before any dependency runs, so a malformed body would be answered before
+    # the auth dependency could refuse the request: check the token first (``app.state.auth``, if set)
+    auth = getattr(request.app.state, "auth", None)
+    if auth is not None:
+        try:
+            await auth(request)
+        except Unauthorized as refused:
+            return await _api_error(request, refused)
     return error_response(422, format_validation_errors(list(exc.errors())))
 
 
