@@ -104,6 +104,29 @@ def _duplicates_script():
     return module
 
 
+def _fresh_tasks_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "benchmarks" / "fresh_tasks.py"
+    spec = importlib.util.spec_from_file_location("fresh_tasks", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_fresh_tasks_leave_out_seeds_that_repeat_an_earlier_start_state():
+    level = LEVELS.index("BabyAI-GoToObjS6-v1")
+    tasks = _fresh_tasks_script().fresh_tasks("GoToObjS6", 200, 260)
+    seeds = [idx // 40 for idx in tasks]
+    assert all(idx % 40 == level for idx in tasks) and seeds == sorted(seeds)
+    assert 209 not in seeds and 246 not in seeds  # the start states of seeds 111 and 149
+    assert len(seeds) == 58
+    env = BabyAIEnv()
+    assert env.reset(209 * 40 + level) == env.reset(111 * 40 + level)
+    assert _fresh_tasks_script().fresh_tasks("BabyAI-GoToObjS6-v1", 246, 248) == [247 * 40 + level]
+
+
 def test_train_split_leaves_out_train_tasks_that_repeat_a_test_task():
     from agentenv_babyai.duplicates import TRAIN_TEST_DUPLICATES
 
