@@ -93,26 +93,24 @@ def test_minigrids_rejected_samples_go_to_the_debug_log_not_stdout(env, capsys, 
     assert any("Sampling rejected" in r.getMessage() for r in caplog.records)
 
 
-def _duplicates_script():
+def _benchmark_script(name: str):
+    """A module of ``agentenv-babyai/benchmarks/`` (not a package), loaded from its file."""
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).parents[1] / "benchmarks" / "train_test_duplicates.py"
-    spec = importlib.util.spec_from_file_location("train_test_duplicates", path)
+    path = Path(__file__).parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _duplicates_script():
+    return _benchmark_script("train_test_duplicates")
 
 
 def _fresh_tasks_script():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).parents[1] / "benchmarks" / "fresh_tasks.py"
-    spec = importlib.util.spec_from_file_location("fresh_tasks", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _benchmark_script("fresh_tasks")
 
 
 def test_fresh_tasks_leave_out_seeds_that_repeat_an_earlier_start_state():
