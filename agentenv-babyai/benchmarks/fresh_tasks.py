@@ -26,6 +26,8 @@ def fresh_tasks(level: str, start: int, stop: int) -> list[int]:
     """Task indices of seeds ``start..stop-1`` of ``level`` (short or full name) whose start state differs
     from that of every smaller seed."""
     names = [short_name(lvl) for lvl in LEVELS]
+    if level not in names and level not in LEVELS:
+        raise ValueError(f"no BabyAI level {level!r}; the levels are {', '.join(names)}")
     position = names.index(level) if level in names else LEVELS.index(level)
     env = gym.make(LEVELS[position])
     try:

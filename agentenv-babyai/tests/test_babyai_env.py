@@ -105,24 +105,19 @@ def _benchmark_script(name: str):
     return module
 
 
-def _duplicates_script():
-    return _benchmark_script("train_test_duplicates")
-
-
-def _fresh_tasks_script():
-    return _benchmark_script("fresh_tasks")
-
-
 def test_fresh_tasks_leave_out_seeds_that_repeat_an_earlier_start_state():
     level = LEVELS.index("BabyAI-GoToObjS6-v1")
-    tasks = _fresh_tasks_script().fresh_tasks("GoToObjS6", 200, 260)
+    fresh_tasks = _benchmark_script("fresh_tasks").fresh_tasks
+    tasks = fresh_tasks("GoToObjS6", 200, 260)
     seeds = [idx // 40 for idx in tasks]
     assert all(idx % 40 == level for idx in tasks) and seeds == sorted(seeds)
     assert 209 not in seeds and 246 not in seeds  # the start states of seeds 111 and 149
     assert len(seeds) == 58
     env = BabyAIEnv()
     assert env.reset(209 * 40 + level) == env.reset(111 * 40 + level)
-    assert _fresh_tasks_script().fresh_tasks("BabyAI-GoToObjS6-v1", 246, 248) == [247 * 40 + level]
+    assert fresh_tasks("BabyAI-GoToObjS6-v1", 246, 248) == [247 * 40 + level]
+    with pytest.raises(ValueError, match="no BabyAI level"):
+        fresh_tasks("GoToNowhere", 0, 1)
 
 
 def test_train_split_leaves_out_train_tasks_that_repeat_a_test_task():
@@ -131,7 +126,7 @@ def test_train_split_leaves_out_train_tasks_that_repeat_a_test_task():
     from agentenv.env import info_splits
 
     level = LEVELS.index("BabyAI-OpenRedDoor-v0")
-    found = _duplicates_script().level_duplicates(level)  # recomputed: 49 of its 500 train seeds
+    found = _benchmark_script("train_test_duplicates").level_duplicates(level)  # recomputed: 49 of its 500 train seeds
     assert len(found) == 49
     assert found == {k: v for k, v in TRAIN_TEST_DUPLICATES.items() if k % 40 == level}
     train = BabyAIEnv.splits["train"]
