@@ -11,30 +11,37 @@ Servers run as separate processes (as deployed); each simulated client is its ow
 connection.  Usage::
 
     python benchmarks/server_throughput.py [--env maze] [--seconds 5] [--out results.json]
+
+``--compare REF`` measures instead this checkout's server against the server of git revision ``REF`` (a
+worktree of it, run by this venv's Python) in the same run, phases alternating: the median step over HTTP
+with one client and the steps/s of 64 clients, each ``--rounds`` times.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import ssl
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 from rich.console import Console
 from rich.table import Table
 
+from agentenv.client import EnvClient
 from agentenv.data.trajectory import write_json
-from agentenv.envs import EnvClient
-from agentenv.envs.registry import env_class, installed_envs, server_of
 from agentenv.processes import interrupt_on_sigterm
+from agentenv.registry import env_class, installed_envs, server_of
 from agentenv.server.launcher import ServerProcesses
-from agentenv.server.testing import free_port
+from agentenv.testing import free_port
 
 TLS = ssl.create_default_context()  # shared: building one per client costs ~20 ms each
 
@@ -154,11 +161,94 @@ class Load:
         }
 
 
+def raw_http_latency(base: str, task: int, actions: list[str], steps: int) -> float:
+    """Median ``/step`` round trip with one keep-alive httpx client (the same client for any server)."""
+    with httpx.Client(base_url=base, timeout=60) as http:
+        created = http.post("/create", json={}).json()
+        sid = created if isinstance(created, int) else created["id"]
+        http.post("/reset", json={"id": sid, "data_idx": task})
+        latencies = []
+        for i in range(steps):
+            start = time.perf_counter()
+            answer = http.post("/step", json={"id": sid, "action": actions[i % len(actions)]}).json()
+            latencies.append(time.perf_counter() - start)
+            if answer["done"]:
+                http.post("/reset", json={"id": sid, "data_idx": task})
+        http.post("/close", json={"id": sid})
+    return statistics.median(latencies)
+
+
+@contextmanager
+def server_of_revision(ref: str, env: str, port: int):
+    """The env's server as git revision ``ref`` has it: a worktree of it, its packages first on the path."""
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory(prefix="agentenv-baseline-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), ref], check=True,
+                       capture_output=True)
+        try:
+            packages = [str(p) for p in sorted(tree.glob("agentenv*")) if (p / "pyproject.toml").exists()]
+            environ = os.environ | {"PYTHONPATH": os.pathsep.join(packages)}
+            group = server_of(env)
+            proc = subprocess.Popen([sys.executable, "-m", "agentenv.cli", "serve", group, "--port", str(port)],
+                                    env=environ, cwd=tree)
+            try:
+                url = f"http://127.0.0.1:{port}"
+                deadline = time.monotonic() + 60
+                while True:
+                    try:
+                        if httpx.get(f"{url}/{env}/health", timeout=2).status_code == 200:
+                            break
+                    except httpx.TransportError:
+                        pass
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(f"the server of {ref} did not start")
+                    time.sleep(0.2)
+                yield url
+            finally:
+                proc.terminate()
+                proc.wait(30)
+        finally:
+            subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(tree)], capture_output=True)
+
+
+def compare(args: argparse.Namespace, tasks: list[int], actions: list[str], console: Console) -> None:
+    """This checkout's server against revision ``args.compare``'s, phases alternating."""
+    group = server_of(args.env)
+    figures: dict[str, dict[str, list[float]]] = {name: {"http_ms": [], "steps_per_s": [], "p99_ms": [], "errors": []}
+                                                  for name in ("this checkout", args.compare)}
+    with ServerProcesses([group], ports={group: free_port()}) as urls, \
+            server_of_revision(args.compare, args.env, free_port()) as old_url:
+        bases = {"this checkout": f"{urls[group]}/{args.env}", args.compare: f"{old_url}/{args.env}"}
+        for _ in range(args.rounds):
+            for name, base in bases.items():
+                figures[name]["http_ms"].append(1000 * raw_http_latency(base, tasks[0], actions, args.latency_steps))
+                load = Load(base, args.seconds).run(64, tasks=tasks, actions=actions)
+                figures[name]["steps_per_s"].append(load["per_s"])
+                figures[name]["p99_ms"].append(load["p99_ms"])
+                figures[name]["errors"].append(load["errors"])
+    table = Table(title=f"{args.env} server: this checkout against {args.compare} ({args.rounds} rounds, alternating)")
+    for column in ("server", "median step over HTTP, 1 client", "64 clients", "p99, 64 clients", "errors"):
+        table.add_column(column)
+    summary = {}
+    for name, f in figures.items():
+        summary[name] = {k: statistics.median(v) for k, v in f.items()} | {"runs": f}
+        table.add_row(name, f"{summary[name]['http_ms']:.3f} ms", f"{summary[name]['steps_per_s']:.0f} steps/s",
+                      f"{summary[name]['p99_ms']:.0f} ms", f"{sum(f['errors']):.0f}")
+    new, old = summary["this checkout"], summary[args.compare]
+    table.add_row("ratio", f"{new['http_ms'] / old['http_ms']:.3f}", f"{new['steps_per_s'] / old['steps_per_s']:.3f}", "", "")
+    console.print(table)
+    if args.out:
+        write_json(args.out, {"env": args.env, "baseline": args.compare, "servers": summary})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", default="maze", choices=installed_envs())
     parser.add_argument("--seconds", type=float, default=5.0, help="length of each load phase")
     parser.add_argument("--latency-steps", type=int, default=2000)
+    parser.add_argument("--compare", metavar="REF", help="measure against the server of this git revision")
+    parser.add_argument("--rounds", type=int, default=3, help="--compare: alternating rounds per server")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
     args = parser.parse_args()
     console = Console()
@@ -169,6 +259,9 @@ def main() -> None:
     probe.reset(tasks[0])
     actions = list(probe.available_actions() or [probe.expert_action().action])
     probe.close()
+    if args.compare:
+        compare(args, tasks, actions, console)
+        return
 
     results: dict[str, object] = {"env": args.env, "seconds_per_phase": args.seconds}
     interrupt_on_sigterm()  # a SIGTERM still stops the bare server below (the finally)

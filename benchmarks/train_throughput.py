@@ -27,7 +27,7 @@ from rich.table import Table
 
 from agentenv.data.trajectory import write_json
 from agentenv.processes import interrupt_on_sigterm, run_process_group
-from agentenv.server.testing import free_port
+from agentenv.testing import free_port
 
 console = Console()
 
@@ -79,7 +79,7 @@ def expert_data(env: str, tasks: int, work: Path) -> Path:
     """The expert's trajectories on the env's first ``tasks`` training tasks (kept for reruns)."""
     from agentenv.controller import collect
     from agentenv.controller.sources import LocalEnv
-    from agentenv.envs.registry import env_class
+    from agentenv.registry import env_class
 
     path = work / f"{env}_expert_{tasks}.jsonl"
     train = list(env_class(env).splits["train"])[:tasks]

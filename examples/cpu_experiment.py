@@ -45,8 +45,8 @@ from agentenv.controller import collect
 from agentenv.controller.commands import parse_indices
 from agentenv.controller.sources import LocalEnv
 from agentenv.data.trajectory import write_json
-from agentenv.envs.registry import env_class
 from agentenv.processes import interrupt_on_sigterm, run_process_group
+from agentenv.registry import env_class
 from agentenv.trainer.dpo import LOSS_TYPES, PAIR_BY, PAIR_CUTS, PREFERENCE_SPANS, check_objective
 from agentenv.trainer.eto import PAIR_WITH, ETOConfig, check_pair_with, run_eto
 from agentenv.trainer.rollouts import (

@@ -40,10 +40,10 @@ from agentenv.controller import ExpertAgent, collect, evaluate
 from agentenv.controller.commands import whole_number
 from agentenv.controller.evaluator import EvalTask
 from agentenv.data.trajectory import read_trajectories, write_json, write_trajectories
-from agentenv.envs.registry import env_class
 from agentenv.models import random_llama, train_tokenizer
+from agentenv.registry import env_class
 from agentenv.server.launcher import ServerProcesses
-from agentenv.server.testing import free_port
+from agentenv.testing import free_port
 from agentenv.trainer.agentevol import AgentEvolConfig, run_agentevol
 from agentenv.trainer.bc import BCConfig
 from agentenv.trainer.launch import run_training

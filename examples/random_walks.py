@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from agentenv.data.trajectory import Trajectory, Turn, write_trajectories
-from agentenv.envs.registry import env_class, installed_envs
+from agentenv.registry import env_class, installed_envs
 
 KINDS = ("dynamics", "reading", "task_reading")
 

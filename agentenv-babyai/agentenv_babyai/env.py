@@ -19,7 +19,7 @@ import numpy as np
 from minigrid.core.actions import Actions
 from minigrid.envs.babyai.core import roomgrid_level
 
-from agentenv.env import Environment, ExpertAction, StepResult, TaskRange
+from agentenv.env import EpisodicEnv, ExpertAction, StepResult, TaskRange, Wire
 
 from .duplicates import TRAIN_TEST_DUPLICATES
 from .levels import level_of, short_name
@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 # the lines go to the debug log instead (thread-safe, unlike redirecting sys.stdout around reset)
 roomgrid_level.print = lambda *args: log.debug(" ".join(map(str, args)))
 
-INSTRUCTION = """\
+TASK_TEXT = """\
 You are an exploration master who wants to finish every goal you are given. Every round I will give \
 you an observation, and you have to respond with an action and your thought based on the observation \
 to finish the given task. You are placed in a room and you need to accomplish the given goal with \
@@ -52,13 +52,7 @@ a locked door, you need to carry a key that is of the same color as the locked d
 - check available actions
 
 Objects are named by colour, type and a number, e.g. "red ball 1" or "blue door 2"; the available \
-actions are listed in every observation.
-Reply strictly in this format:
-"Thought:
-your thoughts.
-
-Action:
-your next action\""""
+actions are listed in every observation."""
 
 _SPACES = re.compile(r"\s+")
 _NAMED = re.compile(
@@ -79,18 +73,16 @@ def normalise_action(text: str) -> str:
     return text
 
 
-class BabyAIEnv(Environment):
+class BabyAIEnv(EpisodicEnv):
     """One BabyAI episode at a time (a minigrid env made once per level, re-seeded on reset)."""
 
     name: ClassVar[str] = "babyai"
-    version: ClassVar[str] = "0.1.0"
     #: test: the first 400 tasks (10 seeds of every level); train: the next 20,000 (seeds 10..509) less the
     #: 51 whose start state repeats a test task's (they still play, as every index does)
     splits: ClassVar[dict[str, range | TaskRange]] = {
         "test": range(0, 400),
         "train": TaskRange(400, 20400, TRAIN_TEST_DUPLICATES),
     }
-    reward_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     #: minigrid pays ``1 - 0.9 * steps / max_steps`` (at least 0.1) for a completed mission and 0
     #: otherwise, so any score above 0.05 is a success
     success_score: ClassVar[float] = 0.05
@@ -99,62 +91,56 @@ class BabyAIEnv(Environment):
     max_rounds: ClassVar[int] = 20  # AgentGym's evaluation setting
     #: long missions (BossLevel, UnlockToUnlock ...) take the expert up to ~50 text actions
     expert_max_rounds: ClassVar[int | None] = 64
-    instruction: ClassVar[str] = INSTRUCTION
-    wire_family: ClassVar[Literal["id", "env_idx"]] = "id"
-    reset_index_field: ClassVar[str] = "data_idx"
-    queries: ClassVar[dict[str, str]] = {"render": "render_png"}
+    task_text: ClassVar[str] = TASK_TEXT
+    port: ClassVar[int] = 36002
+    client: ClassVar[str] = "agentenv_babyai.client:BabyAIClient"
+    wire: ClassVar[Wire] = Wire(
+        queries={"render": "render_png"},
+        shapes={
+            "create": ("id",),
+            "reset": ("observation", "reward", "score", "deleted", "done"),
+            "step": ("observation", "reward", "score", "done"),
+        },
+    )
 
     def __init__(self) -> None:
+        super().__init__()
         self._envs: dict[str, gym.Env] = {}
         self.env = None  # the unwrapped minigrid env of the current task
         self.level = ""
-        self.data_idx: int | None = None
         self.seen = np.zeros((0, 0), dtype=bool)
         self.view: View | None = None
         self.actions: dict[str, list[int]] = {}
         self.mission = ""
-        self.done = False
-        self.score = 0.0
-        self.steps = 0
-        self._observation = ""
         self._expert = None
         self._cut = ""
 
     # --- tasks ------------------------------------------------------------------------------------
-    def reset(self, data_idx: int) -> str:
+    def start(self, data_idx: int) -> str:
         level, seed = level_of(data_idx)
         if level not in self._envs:
             self._envs[level] = gym.make(level)
         wrapped = self._envs[level]
         wrapped.reset(seed=seed)
         self.env = wrapped.unwrapped
-        self.level, self.data_idx = level, data_idx
+        self.level = level
         self.seen = np.zeros((self.env.width, self.env.height), dtype=bool)
         self.mission = self.env.mission
-        self.done, self.score, self.steps = False, 0.0, 0
         self._expert = None
         self._look()
-        self._observation = f"Your goal: {self.mission}\n{self._describe()}"
-        return self._observation
+        return f"Your goal: {self.mission}\n{self._describe()}"
 
     # --- acting -------------------------------------------------------------------------------------
-    def step(self, action: str) -> StepResult:
-        if self.env is None:
-            return StepResult("No task yet: reset first.", 0.0, False, 0.0)
-        if self.done:
-            return StepResult("The episode is over: reset to start a new task.", 0.0, True, self.score)
-        self.steps += 1
+    def act(self, action: str) -> StepResult:
         command = normalise_action(action)
         valid = command in self.actions
-        reward = 0.0
+        reward, terminated, truncated = 0.0, False, False
         if command == "check available actions":
             text = "You can take the following actions: " + ", ".join(self.actions) + "."
         elif command in self.actions:
             reward, terminated, truncated = self._run(self.actions[command])
             text = self._result(command)
             if terminated or truncated:
-                self.done = True
-                self.score = reward
                 if reward > 0:
                     text += " The task is completed."
                 elif truncated:
@@ -163,10 +149,9 @@ class BabyAIEnv(Environment):
                     text += " The task failed."
         else:
             text = "Invalid action: " + self._why_not(command, action)
-        self._observation = f"{text}\n{self._describe()}"
-        info = {"action_is_valid": valid,
-                "minigrid_steps": int(self.env.step_count)}
-        return StepResult(self._observation, reward, self.done, self.score, info)
+        info = {"action_is_valid": valid, "minigrid_steps": int(self.env.step_count)}
+        # truncated: minigrid's own step budget ran out
+        return StepResult(f"{text}\n{self._describe()}", reward, terminated, info=info, truncated=truncated)
 
     def _run(self, plan: list[int]) -> tuple[float, bool, bool]:
         reward, terminated, truncated = 0.0, False, False
@@ -317,17 +302,12 @@ class BabyAIEnv(Environment):
         lines.append("Available actions: [" + ", ".join(f'"{a}"' for a in self.actions) + "]")
         return "\n".join(lines)
 
-    def observation(self) -> str:
-        return self._observation
-
     def available_actions(self) -> list[str]:
         return list(self.actions)
 
     def expert_action(self) -> ExpertAction:
         from .expert import Expert
 
-        if self.env is None or self.done:
-            return ExpertAction("The episode is over; there is nothing left to do.", "check available actions")
         if self._expert is None:
             self._expert = Expert(self)
         return self._expert.next_action()
@@ -337,9 +317,7 @@ class BabyAIEnv(Environment):
 
     def detail(self) -> dict[str, Any]:
         env = self.env
-        return {
-            "task_type": self.task_type(),
-            "data_idx": self.data_idx,
+        return super().detail() | {
             "level": self.level,
             "seed": level_of(self.data_idx)[1] if self.data_idx is not None else None,
             "mission": self.mission,
@@ -348,12 +326,6 @@ class BabyAIEnv(Environment):
             "carrying": f"{env.carrying.color} {env.carrying.type}" if env and env.carrying else None,
             "minigrid_steps": int(env.step_count) if env else 0,
             "max_minigrid_steps": int(env.max_steps) if env else 0,
-            "steps": self.steps,
-            "observation": self._observation,
-            "done": self.done,
-            "reward": self.score,
-            "score": self.score,
-            "deleted": False,
         }
 
     def wire_extras(self, kind: Literal["create", "reset", "step"]) -> dict[str, Any]:

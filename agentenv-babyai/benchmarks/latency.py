@@ -17,7 +17,7 @@ import tracemalloc
 
 from agentenv_babyai import BabyAIEnv
 
-from agentenv.testing import latency_text, rss_bytes
+from agentenv.testing.measure import latency_text, rss_bytes
 
 
 def _ms(samples: list[float]) -> str:

@@ -10,9 +10,9 @@ is, where the agent is and which neighbouring squares are walls, in LMRL-Gym's w
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-from agentenv.env import Environment, ExpertAction, StepResult
+from agentenv.env import EpisodicEnv, ExpertAction, StepResult, Wire
 
 from .mazes import DOUBLE_T_STARTS, MOVES, Maze, Position, double_t_maze, procedural_maze, shortest_path
 
@@ -24,7 +24,7 @@ WALL_WORDS: dict[str, str] = {
     "move down": "below you",
 }
 
-INSTRUCTION = """\
+TASK_TEXT = """\
 You are an expert maze solver. Your objective is to reach the goal in as few steps as possible. At each \
 step you will be given where the goal is, your current position, and the walls that surround you.
 Positions are written "row, column": when you move down you increase the row by 1, when you move right \
@@ -39,13 +39,7 @@ action: move down
 environment: The goal is at position 8, 6. Your current position is at position 6, 6. There are walls \
 to your right, to your left.
 Your possible actions are "move up", "move down", "move left", "move right". When you reach the goal \
-the environment answers "Success".
-Reply strictly in this format:
-"Thought:
-your thoughts.
-
-Action:
-your next action\""""
+the environment answers "Success"."""
 
 _SPACES = re.compile(r"\s+")
 
@@ -90,11 +84,10 @@ def _runs(path: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + ", then " + parts[-1]
 
 
-class MazeEnv(Environment):
+class MazeEnv(EpisodicEnv):
     """One maze episode at a time."""
 
     name: ClassVar[str] = "maze"
-    version: ClassVar[str] = "0.1.0"
     #: test: the 26 double-T starts (AgentGym's ``game`` 0-25); train: procedural mazes by seed;
     #: test_procedural: held-out procedural mazes (none equals a train task; 3 share a train grid)
     splits: ClassVar[dict[str, range]] = {
@@ -102,47 +95,31 @@ class MazeEnv(Environment):
         "train": range(1000, 3000),
         "test_procedural": range(3000, 3200),
     }
-    reward_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
-    success_score: ClassVar[float] = 1.0
-    keep_threshold: ClassVar[float] = 0.99
     #: AgentGym's evaluation setting; the longest shortest path is 12 moves (double-T) / 14 (procedural)
     max_rounds: ClassVar[int] = 15
     #: actions per episode before it ends unsolved (LMRL-Gym's limit)
     max_steps: ClassVar[int] = 50
-    instruction: ClassVar[str] = INSTRUCTION
-    wire_family: ClassVar[Literal["id", "env_idx"]] = "id"
-    reset_index_field: ClassVar[str] = "game"
+    task_text: ClassVar[str] = TASK_TEXT
+    port: ClassVar[int] = 36001
+    server: ClassVar[str] = "lmrlgym"
+    wire: ClassVar[Wire] = Wire(
+        reset_field="game",
+        shapes={"create": ("id",), "reset": ("observation",), "step": ("observation", "reward", "done")},
+    )
     blocking: ClassVar[bool] = False
 
     def __init__(self) -> None:
+        super().__init__()
         self.maze: Maze | None = None
-        self.data_idx: int | None = None
         self.position: Position = (0, 0)
-        self.steps = 0
-        self.done = False
-        self.reward = 0.0
-        self._observation = ""
 
-    def reset(self, data_idx: int) -> str:
-        if data_idx < 0:
-            raise ValueError(f"maze tasks are numbered from 0, not {data_idx}")
+    def start(self, data_idx: int) -> str:
         self.maze = double_t_maze(data_idx) if data_idx < len(DOUBLE_T_STARTS) else procedural_maze(data_idx)
-        self.data_idx = data_idx
         self.position = self.maze.start
-        self.steps = 0
-        self.done = False
-        self.reward = 0.0
-        self._observation = describe(self.maze, self.position)
-        return self._observation
+        return describe(self.maze, self.position)
 
-    def step(self, action: str) -> StepResult:
+    def act(self, action: str) -> StepResult:
         maze = self.maze
-        if maze is None:
-            return StepResult("No task yet: reset first.")
-        if self.done:
-            return StepResult("The episode is over: reset to start a new task.", 0.0, True, self.reward)
-        self.steps += 1
-        reward = 0.0
         move = parse_move(action)
         if move is None:
             text = (
@@ -153,22 +130,13 @@ class MazeEnv(Environment):
             target = maze.neighbour(self.position, move)
             if maze.is_wall(target):
                 # as in LMRL-Gym the agent stays put; on the goal square (game 25) that still ends on the goal
-                text = (
-                    f"You cannot {move}: there is a wall {WALL_WORDS[move]}. {describe(maze, self.position)}"
-                )
+                text = f"You cannot {move}: there is a wall {WALL_WORDS[move]}. {describe(maze, self.position)}"
             else:
                 self.position = target
                 text = describe(maze, self.position)
             if self.position == maze.goal:
-                text, reward, self.reward, self.done = "Success", 1.0, 1.0, True
-        if not self.done and self.steps >= self.max_steps:
-            self.done = True
-            text += f" The episode ends: {self.max_steps} actions without reaching the goal."
-        self._observation = text
-        return StepResult(text, reward, self.done, self.reward, {"steps": self.steps})
-
-    def observation(self) -> str:
-        return self._observation
+                return StepResult("Success", 1.0, terminated=True, info={"steps": self.steps})
+        return StepResult(text, info={"steps": self.steps})
 
     def available_actions(self) -> list[str]:
         """The moves that do not run into a wall from the current square."""
@@ -176,8 +144,6 @@ class MazeEnv(Environment):
 
     def expert_action(self) -> ExpertAction:
         maze = self.maze
-        if maze is None or self.done:
-            return ExpertAction("The episode is over; there is nothing left to do.", "move up")
         (r, c), (gr, gc) = self.position, maze.goal
         path = shortest_path(maze, self.position)
         if not path:  # standing on the goal (game 25): a move into a wall keeps us there
@@ -200,17 +166,10 @@ class MazeEnv(Environment):
 
     def detail(self) -> dict[str, Any]:
         maze = self.maze
-        return {
-            "task_type": self.task_type(),
-            "data_idx": self.data_idx,
+        return super().detail() | {
             "maze_name": "double_t_maze" if maze and maze.kind == "double_t" else "procedural",
             "map": maze.render(self.position) if maze else None,
             "goal_position": list(maze.goal) if maze else None,
             "init_position": list(maze.start) if maze else None,
             "position": list(self.position) if maze else None,
-            "steps": self.steps,
-            "observation": self._observation,
-            "done": self.done,
-            "reward": self.reward,
-            "deleted": False,
         }

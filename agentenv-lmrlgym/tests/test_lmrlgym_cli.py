@@ -15,7 +15,7 @@ import psutil
 import pytest
 
 from agentenv.server.launcher import ServerProcesses
-from agentenv.server.testing import free_port
+from agentenv.testing import free_port
 
 AGENTENV = [sys.executable, "-m", "agentenv.cli"]
 
@@ -119,12 +119,13 @@ def test_expert_eval_prints_full_success_on_both_test_splits(tmp_path):
 
 
 def test_a_server_that_takes_the_port_after_the_check_is_not_taken_for_ours(monkeypatch):
-    from agentenv.envs.registry import env_classes
+    from agentenv_lmrlgym import MazeEnv, WordleEnv
+
     from agentenv.server import launcher
-    from agentenv.server.testing import running_server
+    from agentenv.testing import running_server
 
     # an lmrlgym server of another process, which took the port between the launcher's check and its bind
-    with running_server(env_classes("lmrlgym")) as url:
+    with running_server([MazeEnv, WordleEnv]) as url:
         port = int(url.rsplit(":", 1)[1])
         monkeypatch.setattr(launcher, "_port_in_use", lambda host, port: False)
         servers = ServerProcesses(["lmrlgym"], ports={"lmrlgym": port}, startup_timeout_s=60)

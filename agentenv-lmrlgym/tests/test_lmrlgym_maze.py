@@ -121,8 +121,8 @@ def test_step_cap_ends_the_episode_unsolved():
     for _ in range(MazeEnv.max_steps - 1):
         assert not env.step("move up").done
     last = env.step("move up")
-    assert last.done and last.reward == 0.0 and last.score == 0.0
-    assert "50 actions without reaching the goal" in last.observation
+    assert last.done and last.truncated and not last.terminated and last.reward == 0.0 and last.score == 0.0
+    assert last.observation.endswith("The episode ends: 50 actions used.")
 
 
 def test_expert_solves_every_fixed_start_within_max_rounds():

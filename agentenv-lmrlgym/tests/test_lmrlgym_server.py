@@ -6,14 +6,13 @@ from importlib.metadata import entry_points
 import httpx
 import pytest
 from agentenv_lmrlgym import MazeEnv, WordleEnv
-from agentenv_lmrlgym.server import app
 
-from agentenv.server.testing import running_server
+from agentenv.testing import running_server
 
 
 @pytest.fixture(scope="module")
 def base_url():
-    with running_server(app) as url:
+    with running_server([MazeEnv, WordleEnv]) as url:
         yield url
 
 

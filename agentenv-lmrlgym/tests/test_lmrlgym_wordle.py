@@ -6,6 +6,9 @@ from agentenv_lmrlgym.wordle import parse_guess
 from agentenv_lmrlgym.wordle_expert import OPENER
 from agentenv_lmrlgym.words import answers, consistent, feedback, guesses
 
+from agentenv.protocol import BadRequest
+from agentenv.session import LocalSession
+
 
 def play_expert(env: WordleEnv, data_idx: int) -> tuple[float, int]:
     env.reset(data_idx)
@@ -46,8 +49,8 @@ def test_reset_is_deterministic():
     assert env.reset(5).startswith("Let's start Wordle!")
     answer = env.answer
     assert WordleEnv().reset(5) == env.reset(5) and env.answer == answer == answers()[5]
-    with pytest.raises(ValueError):
-        env.reset(2315)
+    with pytest.raises(BadRequest, match="outside every wordle split"):
+        LocalSession(WordleEnv).reset(2315)
 
 
 def test_guesses_get_spaced_feedback():

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from agentenv.env import Environment, ExpertAction, StepResult
+from agentenv.env import EpisodicEnv, ExpertAction, StepResult, Wire
 
 from . import tasks
 from .engine import Engine
 from .expert import GoldPath, explain, is_ambiguous, option_number, option_text
 from .tasks import Task
 
-INSTRUCTION = """\
+TASK_TEXT = """\
 You are an agent in ScienceWorld, a simulated house where you carry out elementary science tasks. Every \
 round you get an observation and reply with one action; the first observation states your task.
 The actions are (OBJ and LOC are names of objects and places you have seen):
@@ -39,24 +39,17 @@ thermometer) on something
 - focus on OBJ: say which object the task is about (focusing on a wrong object fails the task)
 - wait: let 10 time steps pass; wait1: let 1 time step pass
 - inventory: list what you carry; task: repeat the task description
-If the answer is "Ambiguous request" with a numbered list, reply with the number of the object you meant.
-Reply strictly in this format:
-"Thought:
-your thoughts.
-
-Action:
-your next action\""""
+If the answer is "Ambiguous request" with a numbered list, reply with the number of the object you meant."""
 
 #: actions longer than this are answered without bothering the simulator
 MAX_ACTION_CHARS = 500
 UNKNOWN_ACTION = "No known action matches that input."
 
 
-class SciWorldEnv(Environment):
+class SciWorldEnv(EpisodicEnv):
     """One ScienceWorld episode at a time on this instance's own JVM."""
 
     name: ClassVar[str] = "sciworld"
-    version: ClassVar[str] = "0.1.0"
     #: see :mod:`agentenv_sciworld.tasks`: train, dev, test_all are ScienceWorld's variation splits,
     #: ``test`` the first two test variations of each of the 23 task types
     splits: ClassVar[dict[str, range]] = tasks.splits()
@@ -69,13 +62,20 @@ class SciWorldEnv(Environment):
     max_steps: ClassVar[int] = 300
     #: the gold paths need up to ~180 rounds, so the expert agent gets the whole step budget
     expert_max_rounds: ClassVar[int | None] = 300
-    instruction: ClassVar[str] = INSTRUCTION
-    wire_family: ClassVar[Literal["id", "env_idx"]] = "id"
-    reset_index_field: ClassVar[str] = "data_idx"
-    queries: ClassVar[dict[str, str]] = {"action_hint": "action_hint", "goals": "goals"}
-    blocking: ClassVar[bool] = True
+    task_text: ClassVar[str] = TASK_TEXT
+    port: ClassVar[int] = 36004
+    client: ClassVar[str] = "agentenv_sciworld.client:SciWorldClient"
+    wire: ClassVar[Wire] = Wire(
+        queries={"action_hint": "action_hint", "goals": "goals"},
+        shapes={
+            "create": ("id",),
+            "reset": ("task_name", "var_num", "task_description", "observation", "reward", "score", "deleted", "done"),
+            "step": ("observation", "reward", "score", "done"),
+        },
+    )
 
     def __init__(self, engine: Engine | None = None):
+        super().__init__()
         self.engine = engine or Engine()
         self.task: Task | None = None
         self.task_description = ""
@@ -88,10 +88,7 @@ class SciWorldEnv(Environment):
         #: (the two differ in numbering only after a replay, see :meth:`_follow_gold_path`)
         self._prompt: str | None = None
         self._shown: str | None = None
-        self.score = 0.0
-        self.done = False
         self.failed = False
-        self._observation = ""
         self._look = ""
         self._gold: GoldPath | None = None
 
@@ -101,12 +98,11 @@ class SciWorldEnv(Environment):
         return self.engine.pid
 
     # --- tasks ------------------------------------------------------------------------------------
-    def reset(self, data_idx: int) -> str:
+    def start(self, data_idx: int) -> str:
         """Load task ``data_idx`` (see :mod:`.tasks`) and return its description and first look around."""
         self.task = tasks.task_at(data_idx)
         self._load(gold_path=False)
-        self._observation = f"{self.task_description}\n{self._look}"
-        return self._observation
+        return f"{self.task_description}\n{self._look}"
 
     def _load(self, gold_path: bool) -> None:
         assert self.task is not None
@@ -114,22 +110,18 @@ class SciWorldEnv(Environment):
         self.task_description = self.engine.task_description()
         # AgentGym's first move: a real "look around" step (it takes no simulated time)
         self._look, _, _ = self.engine.step("look around")
-        self.history, self.score, self.done, self.failed = [], 0.0, False, False
+        self.history, self.failed = [], False
         self._answers, self._prompt, self._shown = [], None, None
         self._gold = GoldPath(self.engine.gold_actions()) if gold_path else None
 
     # --- acting -----------------------------------------------------------------------------------
-    def step(self, action: str) -> StepResult:
-        if self.task is None:
-            return StepResult("No task yet: reset first.", 0.0, False, 0.0)
-        if self.done:
-            return StepResult("The episode is over: reset to start a new task.", 0.0, True, self.score)
+    def act(self, action: str) -> StepResult:
         return self._act(action.strip())
 
     def _act(self, action: str, meant: str | None = None) -> StepResult:
         """Take ``action``; ``meant`` is the option text a replayed answer to an ambiguity prompt chose."""
         if len(action) > MAX_ACTION_CHARS:
-            observation, raw_score = f"{UNKNOWN_ACTION} (The action is {len(action)} characters long.)", None
+            observation, raw_score, completed = f"{UNKNOWN_ACTION} (The action is {len(action)} characters long.)", None, False
             meant = None
         else:
             sent, meant = self._answer(action, meant)
@@ -139,18 +131,13 @@ class SciWorldEnv(Environment):
         self._answers.append(meant)
         if self._gold is not None:
             self._gold.record(action, observation)
-        reward = 0.0
-        if raw_score is not None:
-            self.failed = raw_score < 0
-            score = max(float(raw_score), 0.0)
-            reward, self.score = score - self.score, score
-            self.done = completed or self.failed
-        if not self.done and len(self.history) >= self.max_steps:
-            self.done = True
-            observation += f"\nThe episode ends: {self.max_steps} actions used."
-        self._observation = observation
+        if raw_score is None:
+            return StepResult(observation, info={"moves": len(self.history), "failed": self.failed})
+        # a failed task (e.g. focusing on the wrong object) scores -100 in the simulator: 0 here
+        self.failed = raw_score < 0
+        score = max(float(raw_score), 0.0)
         info = {"moves": len(self.history), "failed": self.failed}
-        return StepResult(observation, reward, self.done, self.score, info)
+        return StepResult(observation, score - self.score, completed or self.failed, score, info)
 
     def _answer(self, action: str, meant: str | None) -> tuple[str, str | None]:
         """``(what to send the simulator, option text chosen)`` for ``action``.  A number answering an
@@ -167,12 +154,10 @@ class SciWorldEnv(Environment):
 
     # --- expert -----------------------------------------------------------------------------------
     def expert_action(self) -> ExpertAction:
-        if self.task is None or self.done:
-            return ExpertAction("The episode is over; there is nothing left to do.", "look around")
         if self._gold is None:
             self._follow_gold_path()
         assert self._gold is not None
-        action, served = self._gold.next_action(self._observation)
+        action, served = self._gold.next_action(self.last_observation)
         thought = explain(action, self.task_description, first=not self.history, served=served)
         return ExpertAction(thought, action)
 
@@ -183,20 +168,16 @@ class SciWorldEnv(Environment):
         before (by text), and a prompt pending now keeps the numbering the episode was shown: the next
         answer is translated to the simulator's numbering."""
         taken, answers = list(self.history), list(self._answers)
-        observation, shown = self._observation, self._shown
+        observation, shown = self.last_observation, self._shown
         self._load(gold_path=True)
         for action, meant in zip(taken, answers, strict=True):
-            if self.done:
+            if self._act(action, meant).done:
                 break
-            self._act(action, meant)
-        self._observation = observation
+        self.last_observation = observation
         if self._prompt is not None and shown is not None:
             self._shown = shown
 
     # --- views --------------------------------------------------------------------------------------
-    def observation(self) -> str:
-        return self._observation
-
     def available_actions(self) -> list[str] | None:
         """Every valid action in the current state (the simulator takes 50-200 ms to list them)."""
         return self.engine.valid_actions() if self.task is not None else None
@@ -227,19 +208,14 @@ class SciWorldEnv(Environment):
 
     def detail(self) -> dict[str, Any]:
         task = self.task
-        return {
-            "task_type": self.task_type(),
+        return super().detail() | {
             "task_id": task.task_id if task else None,
             "task_name": task.task_name if task else None,
             "var_num": task.variation if task else None,
             "variation_split": task.block if task else None,
             "task_description": self.task_description,
-            "observation": self._observation,
             "moves": len(self.history),
-            "score": self.score,
             "failed": self.failed,
-            "done": self.done,
-            "deleted": False,
         }
 
     def close(self) -> None:

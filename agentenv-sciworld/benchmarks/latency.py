@@ -21,7 +21,7 @@ import httpx
 from agentenv_sciworld import SciWorldEnv
 from agentenv_sciworld.processes import java_children
 
-from agentenv.testing import expert_episodes_over_http, latency_text, live_sessions, rss_bytes
+from agentenv.testing.measure import expert_episodes_over_http, latency_text, live_sessions, rss_bytes
 
 
 def _ms(samples: list[float]) -> str:
@@ -60,7 +60,7 @@ def in_process(tasks: range) -> None:
 
 
 def over_http(tasks: range, sessions: int) -> None:
-    from agentenv.server.testing import running_server
+    from agentenv.testing import running_server
 
     with (
         running_server([SciWorldEnv]) as url,

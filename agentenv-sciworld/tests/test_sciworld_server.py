@@ -5,11 +5,12 @@ import time
 import httpx
 import pytest
 from agentenv_sciworld import SciWorldEnv
+from agentenv_sciworld.client import SciWorldClient
 from agentenv_sciworld.processes import java_children
 from agentenv_sciworld.tasks import data_idx_of
 
-from agentenv.envs import EpisodeFinished, SciWorldClient
-from agentenv.server.testing import running_server
+from agentenv.client import EpisodeFinished
+from agentenv.testing import running_server
 
 FIND_LIVING = data_idx_of("find-living-thing", 225)
 FIND_NON_LIVING = data_idx_of("find-non-living-thing", 225)  # gold path ~7 actions
@@ -41,7 +42,7 @@ def test_expert_episode_over_http_then_close_frees_the_jvm(url):
         jvms = set(java_children()) - before
         assert len(jvms) == 1  # the session's own engine
         first = session.reset(FIND_LIVING)
-        assert first.task_type == "find-living-thing" and first.raw["var_num"] == 225
+        assert first.task_type == "find-living-thing" and first.var_num == 225
         rounds = 0
         while True:
             move = session.expert()

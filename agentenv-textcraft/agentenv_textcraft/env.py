@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
-from agentenv.env import Environment, ExpertAction, StepResult
+from agentenv.env import EpisodicEnv, ExpertAction, StepResult, Wire
 
 from .actions import GRAMMAR, Craft, Get, Invalid, Inventory, parse_action
 from .expert import plan
@@ -22,7 +22,7 @@ from .tasks import Task, custom_task, make_task
 NUM_GOALS = 544
 MAX_GET = 1000
 
-INSTRUCTION = """\
+TASK_TEXT = """\
 You are crafting items in a text version of Minecraft. The first observation lists crafting commands \
 of the form "craft [target] using [ingredients]" and names the goal item.
 Each round you see an observation and reply with one action. The actions are:
@@ -33,48 +33,41 @@ may run a command several times at once by multiplying every count, e.g. "craft 
 - inventory: list what you hold.
 Always give the quantities. Use only the listed crafting commands. When a command names a generic \
 ingredient such as "planks" or "oak logs", use a specific kind of it, e.g. "dark oak planks" or "oak log".
-The task is done as soon as the goal item is in your inventory.
-Reply strictly in this format:
-"Thought:
-your thoughts.
-
-Action:
-your next action\""""
+The task is done as soon as the goal item is in your inventory."""
 
 
-class TextCraftEnv(Environment):
+class TextCraftEnv(EpisodicEnv):
     """One TextCraft episode at a time over the shared :class:`RecipeBook`."""
 
     name: ClassVar[str] = "textcraft"
-    version: ClassVar[str] = "0.1.0"
     #: train on the shallower goals, test on the 100 deepest ones (see docs/envs/textcraft.md)
     splits: ClassVar[dict[str, range]] = {"train": range(0, 444), "test": range(444, 544)}
-    reward_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
-    success_score: ClassVar[float] = 1.0
-    keep_threshold: ClassVar[float] = 0.99
     max_rounds: ClassVar[int] = 20  # AgentGym's evaluation setting
     #: actions per episode before it ends unsolved (a server-side guard; agents stop at max_rounds)
     max_steps: ClassVar[int] = 50
-    instruction: ClassVar[str] = INSTRUCTION
-    wire_family: ClassVar[Literal["id", "env_idx"]] = "id"
-    reset_index_field: ClassVar[str] = "data_idx"
+    task_text: ClassVar[str] = TASK_TEXT
+    port: ClassVar[int] = 36003
+    wire: ClassVar[Wire] = Wire(
+        shapes={
+            "create": ("id", "observation", "done", "reward"),
+            "reset": ("id", "observation", "done", "reward"),
+            "step": ("observation", "reward", "done"),
+        },
+    )
 
     def __init__(self, book: RecipeBook | None = None):
+        super().__init__()
         self.book = book or recipe_book()
         self.task: Task | None = None
         self.inventory: Counter[str] = Counter()
-        self.steps = 0
-        self.done = False
-        self.reward = 0.0
-        self._observation = ""
 
     # --- tasks ------------------------------------------------------------------------------------
-    def reset(self, data_idx: int) -> str:
+    def start(self, data_idx: int) -> str:
         return self._start(make_task(self.book, data_idx))
 
     def reset_to_goal(self, goal: str, commands: str | None = None) -> str:
         """Start a task given by its goal item (AgentGym's ``/create {goal, commands}``)."""
-        return self._start(custom_task(self.book, goal, commands))
+        return self.begin(self._start(custom_task(self.book, goal, commands)))
 
     def create(self, /, commands: str | None = None, goal: str | None = None, **_ignored: Any) -> str:
         """AgentGym's ``/create``: start the given goal, or task 0.  ``minecraft_dir`` (a client-side
@@ -84,19 +77,10 @@ class TextCraftEnv(Environment):
     def _start(self, task: Task) -> str:
         self.task = task
         self.inventory = Counter()
-        self.steps = 0
-        self.done = False
-        self.reward = 0.0
-        self._observation = task.observation()
-        return self._observation
+        return task.observation()
 
     # --- acting -------------------------------------------------------------------------------------
-    def step(self, action: str) -> StepResult:
-        if self.task is None:
-            return StepResult("No task yet: reset first.", 0.0, False, 0.0)
-        if self.done:
-            return StepResult("The episode is over: reset to start a new task.", 0.0, True, self.reward)
-        self.steps += 1
+    def act(self, action: str) -> StepResult:
         parsed = parse_action(action)
         if isinstance(parsed, Get):
             text = self._get(parsed)
@@ -107,14 +91,9 @@ class TextCraftEnv(Environment):
         else:
             assert isinstance(parsed, Invalid)
             text = f"Invalid action: {parsed.reason}. Use {GRAMMAR}."
-        reward = 0.0
         if self.inventory[self.task.goal] > 0:
-            reward, self.done, self.reward = 1.0, True, 1.0
-        elif self.steps >= self.max_steps:
-            self.done = True
-            text += f" The episode ends: {self.max_steps} actions used without crafting the goal."
-        self._observation = text
-        return StepResult(text, reward, self.done, self.reward, {"steps": self.steps})
+            return StepResult(text, 1.0, terminated=True, info={"steps": self.steps})
+        return StepResult(text, info={"steps": self.steps})
 
     def _resolve(self, name: str) -> str | None:
         """An item id, ``#tag`` or None for a name as written in an action (a plural -s is tolerated)."""
@@ -214,12 +193,7 @@ class TextCraftEnv(Environment):
             return "Inventory: You are not carrying anything."
         return "Inventory: " + " ".join(f"[{item_name(i)}] ({n})" for i, n in self.inventory.items())
 
-    def observation(self) -> str:
-        return self._observation
-
     def expert_action(self) -> ExpertAction:
-        if self.task is None or self.done:
-            return ExpertAction("The episode is over; there is nothing left to do.", "inventory")
         steps = plan(self.book, self.task.goal, self.inventory)
         return ExpertAction(steps[0].thought, steps[0].action)
 
@@ -230,15 +204,8 @@ class TextCraftEnv(Environment):
 
     def detail(self) -> dict[str, Any]:
         task = self.task
-        return {
-            "task_type": self.task_type(),
-            "data_idx": task.data_idx if task else None,
+        return super().detail() | {
             "goal": item_name(task.goal) if task else None,
             "commands": "\n".join(task.commands) if task else None,
             "inventory": {item_name(i): n for i, n in self.inventory.items()},
-            "steps": self.steps,
-            "observation": self._observation,
-            "done": self.done,
-            "reward": self.reward,
-            "deleted": False,
         }

@@ -19,7 +19,7 @@ import tracemalloc
 import httpx
 from agentenv_textcraft import TextCraftEnv, recipe_book
 
-from agentenv.testing import expert_episodes_over_http, latency_text, live_sessions, rss_bytes
+from agentenv.testing.measure import expert_episodes_over_http, latency_text, live_sessions, rss_bytes
 
 
 def _ms(samples: list[float]) -> str:
@@ -56,7 +56,7 @@ def in_process(tasks: range) -> None:
 
 
 def over_http(tasks: range, sessions: int) -> None:
-    from agentenv.server.testing import running_server
+    from agentenv.testing import running_server
 
     with running_server([TextCraftEnv]) as url, httpx.Client(base_url=f"{url}/textcraft") as client:
         sid = client.post("/create", json={}).json()["id"]

@@ -152,7 +152,7 @@ def test_illegal_and_garbled_actions_say_why_and_keep_the_session(env, action, m
     # the session keeps working: the expert still finishes the task
     while not env.done:
         env.step(env.expert_action().action)
-    assert env.reward == 1.0
+    assert env.score == 1.0
 
 
 def test_actions_are_normalised(env):

@@ -23,7 +23,7 @@ def test_expert_solves_every_goal_within_max_rounds_with_legal_actions():
     for idx in range(NUM_GOALS):
         env.reset(idx)
         steps = play_expert(env)
-        assert env.reward == 1.0, idx
+        assert env.score == 1.0, idx
         assert len(steps) <= env.max_rounds, (idx, len(steps))
         for thought, action, observation in steps:
             assert observation.startswith(("Got ", "Crafted ")), (idx, action, observation)
@@ -96,4 +96,4 @@ def test_expert_recovers_after_random_actions(seed):
             env.step("flail wildly")
     if not env.done:
         play_expert(env)
-    assert env.reward == 1.0
+    assert env.score == 1.0

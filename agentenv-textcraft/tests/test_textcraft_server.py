@@ -5,14 +5,13 @@ import re
 import httpx
 import pytest
 from agentenv_textcraft import TextCraftEnv
-from agentenv_textcraft.server import app
 
-from agentenv.server.testing import running_server
+from agentenv.testing import running_server
 
 
 @pytest.fixture(scope="module")
 def base_url():
-    with running_server(app) as url:
+    with running_server(TextCraftEnv) as url:
         yield url
 
 

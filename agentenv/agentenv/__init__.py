@@ -1,6 +1,6 @@
-"""AgentGym core: environment interface, server kit, typed clients, controller, data and trainers."""
+"""AgentGym core: environment interface, server kit, clients, controller, data and trainers."""
 
-from agentenv.env import Environment, ExpertAction, StepResult
+from agentenv.env import Environment, EpisodicEnv, ExpertAction, StepResult, TaskRange, Wire
 
 __version__ = "0.1.0"
-__all__ = ["Environment", "ExpertAction", "StepResult", "__version__"]
+__all__ = ["Environment", "EpisodicEnv", "ExpertAction", "StepResult", "TaskRange", "Wire", "__version__"]

@@ -1,35 +1,49 @@
-"""The one interface every environment implements.
+"""The one interface every environment implements, and the episodic base most of them build on.
 
 An environment is a plain Python object: ``reset(data_idx)`` picks a task deterministically, ``step(text)``
 advances it and never raises on a bad action.  Class attributes carry the metadata the server kit, the
-clients and the trainers need (splits, reward range, success rule, round limit, the ReAct prompt).
+clients and the trainers need (splits, reward range, success rule, round limit, the ReAct prompt, where it
+is served, how AgentGym's own server for it spoke).
 
-The server kit (:mod:`agentenv.server`) turns a subclass into a FastAPI app; tests and benchmarks may use
-the same object in-process.
+:class:`EpisodicEnv` owns what every environment would otherwise write again: the current task, the step
+count and budget, the "no task yet" and "episode is over" guards, the last observation, the episode's
+score and the base ``detail()`` fields.  A subclass writes ``start(data_idx)`` and ``act(action)``.
+
+The server kit (:mod:`agentenv.server`) turns a class into a FastAPI app; :mod:`agentenv.session` runs one
+in-process under the same rules.
 """
 
 from __future__ import annotations
 
 import numbers
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
+
+from agentenv.react import reply_format
 
 
 @dataclass
 class StepResult:
     """What one ``step`` returns.
 
-    ``reward`` is this step's reward; ``score`` is the episode's score so far in the env's own units
-    (``reward_range``), which is what evaluation reports and what success is judged on.
+    ``reward`` is this step's reward; ``score`` the episode's score so far in the env's own units
+    (``reward_range``), which evaluation reports and success is judged on (``None``: the sum of the
+    rewards so far).  ``terminated``: the task ended (solved or failed); ``truncated``: the episode's
+    step budget ran out first.  ``done`` is either, AgentGym's flag.
     """
 
     observation: str
     reward: float = 0.0
-    done: bool = False
-    score: float = 0.0
+    terminated: bool = False
+    score: float | None = None
     info: dict[str, Any] = field(default_factory=dict)
+    truncated: bool = False
+
+    @property
+    def done(self) -> bool:
+        return self.terminated or self.truncated
 
 
 @dataclass
@@ -38,6 +52,36 @@ class ExpertAction:
 
     thought: str
     action: str
+
+
+@dataclass(frozen=True)
+class Wire:
+    """How AgentGym's own server for an env spoke, so that AgentGym's clients work unchanged (DESIGN.md §3).
+
+    The project's uniform form is always answered beside it.
+    """
+
+    #: "id": ``/create`` -> ``{"id": n}``, bodies carry ``id``;  "env_idx": ``/create`` -> ``n``, bodies
+    #: carry ``env_idx`` (which then names the session even where a body also has an ``id``)
+    family: Literal["id", "env_idx"] = "id"
+    #: the field AgentGym's ``/reset`` names the task index with (``data_idx``, ``game``, ``seed`` ...)
+    reset_field: str = "data_idx"
+    #: extra ``GET /<route>?id=`` routes: route -> method name (no arguments; a JSON-able result, or
+    #: ``bytes`` served as ``image/png``)
+    queries: Mapping[str, str] = field(default_factory=dict)
+    #: the queries also answered before a session's first reset (the others answer 409 until then)
+    queries_before_reset: frozenset[str] = frozenset()
+    #: ``/create``'s answer: "object" (``{"id", "env_idx", ...}``) or "int" (the bare id); default by family
+    create_answer: Literal["object", "int"] | None = None
+    #: ``/reset``'s answer: "object" (the uniform fields and the extras) or "observation" (a bare string)
+    reset_answer: Literal["object", "observation"] = "object"
+    #: the fields AgentGym's answers carry, per route ("create", "reset", "step"), which the conformance
+    #: suite checks
+    shapes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def creates_int(self) -> bool:
+        return (self.create_answer or ("int" if self.family == "env_idx" else "object")) == "int"
 
 
 class TaskRange(Sequence[int]):
@@ -102,25 +146,32 @@ class Environment(ABC):
     #: rounds the expert agent gets when none are asked for (``None``: ``max_rounds``); for envs whose
     #: expert paths run longer than an agent's budget, such as ScienceWorld's gold paths
     expert_max_rounds: ClassVar[int | None] = None
-    #: the ReAct instruction prompt shown as the first human turn
+    #: the ReAct instruction prompt shown as the first human turn; set it whole, or set ``task_text`` and
+    #: it becomes ``task_text`` + the shared reply-format tail (:func:`agentenv.react.reply_format`)
     instruction: ClassVar[str]
+    #: what the task is and how to act in it: the instruction before its reply-format tail
+    task_text: ClassVar[str]
+    #: what the tail asks for after ``Action:``
+    action_prompt: ClassVar[str] = "your next action"
 
-    # --- AgentGym wire compatibility (see DESIGN.md §3) -------------------------------------------
-    #: "id": ``/create`` -> ``{"id": n}``, bodies carry ``id``;  "env_idx": ``/create`` -> ``n``
-    wire_family: ClassVar[Literal["id", "env_idx"]] = "id"
-    #: the field AgentGym's ``/reset`` uses for the task index (``data_idx``, ``game``, ``seed`` ...)
-    reset_index_field: ClassVar[str] = "data_idx"
-    #: extra ``GET /<name>?id=`` routes: route name -> method name (no arguments, JSON-able result,
-    #: or ``bytes`` served as ``image/png``)
-    queries: ClassVar[dict[str, str]] = {}
-    #: the queries also answered before a session's first reset (the others answer 409 until then)
-    queries_before_reset: ClassVar[frozenset[str]] = frozenset()
-
-    # --- serving ----------------------------------------------------------------------------------
+    # --- where it is served -------------------------------------------------------------------------
+    #: the default port of its server (envs of one ``server`` group share it)
+    port: ClassVar[int | None] = None
+    #: a server group several envs of one package are served by together (AgentGym's "lmrlgym")
+    server: ClassVar[str | None] = None
+    #: its typed client, ``"module:Class"`` (an :class:`agentenv.client.EnvClient` subclass), if any
+    client: ClassVar[str | None] = None
+    #: how AgentGym's own server for this env spoke
+    wire: ClassVar[Wire] = Wire()
     #: ``False`` for envs whose calls take microseconds and never block: the server kit then runs them
     #: inline on its event loop instead of in a worker thread (saving a thread hop per request).  Envs
     #: doing I/O, talking to a subprocess (a JVM, a browser) or computing for long keep ``True``.
     blocking: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "task_text" in cls.__dict__ and "instruction" not in cls.__dict__:
+            cls.instruction = f"{cls.task_text}\n{reply_format(cls.action_prompt)}"
 
     # --- the interface ----------------------------------------------------------------------------
     @abstractmethod
@@ -141,7 +192,7 @@ class Environment(ABC):
 
     @abstractmethod
     def expert_action(self) -> ExpertAction:
-        """The expert's next action in the current state."""
+        """The expert's next action in the current state (asked only while an episode runs)."""
 
     def task_type(self) -> str:
         """The current task's type, for per-type result tables."""
@@ -159,7 +210,7 @@ class Environment(ABC):
         return None
 
     def wire_extras(self, kind: Literal["create", "reset", "step"]) -> dict[str, Any]:
-        """Extra fields AgentGym's responses carry for this env (e.g. SciWorld's ``task_name``)."""
+        """Extra fields AgentGym's answers carry for this env (e.g. SciWorld's ``task_name``)."""
         return {}
 
     def close(self) -> None:  # noqa: B027 - optional hook, a no-op for envs holding nothing
@@ -203,4 +254,93 @@ class Environment(ABC):
             "max_rounds": cls.max_rounds,
             "expert_max_rounds": cls.expert_max_rounds or cls.max_rounds,
             "instruction": cls.instruction,
+        }
+
+
+NO_TASK = "No task yet: reset first."
+EPISODE_OVER = "The episode is over: reset to start a new task."
+
+
+class EpisodicEnv(Environment):
+    """An environment that plays one episode at a time: the base most environments build on.
+
+    It keeps ``data_idx`` (the current task), ``steps``, ``score``, ``terminated`` / ``truncated`` and the
+    last observation; answers a step before any task or after the episode's end without calling the
+    subclass; ends an episode as truncated after ``max_steps`` actions; and serves the base ``detail()``.
+    A subclass implements:
+
+    - ``start(data_idx) -> str``: set up task ``data_idx``, return the first observation;
+    - ``act(action) -> StepResult``: one action of a running episode: its observation, reward,
+      ``terminated`` and info (``score`` only where it is not the sum of the rewards);
+    - ``expert_action()``, and ``detail()`` (calling ``super().detail()``) for fields of its own.
+    """
+
+    #: actions per episode before it ends unsolved (truncated): a server-side guard, above any agent's
+    #: ``max_rounds``; ``None``: the env has no budget of its own
+    max_steps: ClassVar[int | None] = None
+
+    def __init__(self) -> None:
+        self.data_idx: int | None = None
+        #: an episode has begun (by ``reset``, or by :meth:`begin` for a task given otherwise)
+        self.started = False
+        self.steps = 0
+        self.score = 0.0
+        self.terminated = False
+        self.truncated = False
+        self.last_observation = ""
+
+    @property
+    def done(self) -> bool:
+        return self.terminated or self.truncated
+
+    @abstractmethod
+    def start(self, data_idx: int) -> str:
+        """Set up task ``data_idx`` and return its first observation."""
+
+    @abstractmethod
+    def act(self, action: str) -> StepResult:
+        """Apply one action to the running episode."""
+
+    def reset(self, data_idx: int) -> str:
+        return self.begin(self.start(data_idx), data_idx)
+
+    def begin(self, observation: str, data_idx: int | None = None) -> str:
+        """Count a new episode from here, with ``observation`` as its first; ``reset`` calls it, and so may
+        a subclass that starts a task given otherwise than by index (AgentGym's create with a goal)."""
+        self.data_idx, self.started = data_idx, True
+        self.steps, self.score, self.terminated, self.truncated = 0, 0.0, False, False
+        self.last_observation = observation
+        return observation
+
+    def step(self, action: str) -> StepResult:
+        if not self.started:
+            return StepResult(NO_TASK)
+        if self.done:
+            return StepResult(EPISODE_OVER, 0.0, self.terminated, self.score, truncated=self.truncated)
+        self.steps += 1
+        result = self.act(action)
+        self.score = float(result.score) if result.score is not None else self.score + result.reward
+        result.score = self.score
+        if not result.done and self.max_steps is not None and self.steps >= self.max_steps:
+            result.truncated = True
+            result.observation += f"\nThe episode ends: {self.max_steps} actions used."
+        self.terminated, self.truncated = result.terminated, result.truncated
+        self.last_observation = result.observation
+        return result
+
+    def observation(self) -> str:
+        return self.last_observation
+
+    def detail(self) -> dict[str, Any]:
+        return {
+            "task_type": self.task_type(),
+            "data_idx": self.data_idx,
+            "steps": self.steps,
+            "observation": self.last_observation,
+            "done": self.done,
+            "terminated": self.terminated,
+            "truncated": self.truncated,
+            "score": self.score,
+            "reward": self.score,  # AgentGym's detail calls the episode's score its reward
+            "deleted": False,
         }

@@ -1,8 +1,13 @@
-"""Request and response models shared by the server kit and the clients (the project's uniform form).
+"""The wire, for servers and clients alike: request and response models, and one table of errors.
 
-Every request model accepts extra fields, so AgentGym's per-env bodies (``game``, ``seed``, ``item_id``,
-``minecraft_dir`` ...) validate too; the kit reads the AgentGym names it knows and ignores the rest.
-A session is named by ``id`` or ``env_idx`` (either works everywhere), a task by ``data_idx``.
+The models are the types on both sides: the server kit's routes validate what they answer against them,
+the HTTP client parses answers into them, and in-process sessions (:mod:`agentenv.session`) return them.
+Every model accepts extra fields, so AgentGym's per-env bodies (``game``, ``seed``, ``item_id``,
+``minecraft_dir`` ...) validate too and AgentGym's extra answer fields (``deleted``, ``task_name``, ``state``
+...) travel beside the uniform ones.  A session is named by ``id`` or ``env_idx``, a task by ``data_idx``.
+
+Errors are one exception class per HTTP status (:data:`ERRORS`): the server raises them and answers
+``status`` with ``{"error": message}``; the client turns that answer back into the same class.
 """
 
 from __future__ import annotations
@@ -13,6 +18,12 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 #: the environment variable a server reads its bearer token from, and a client sends when given none
 TOKEN_ENV_VAR = "AGENTENV_TOKEN"
+
+#: the longest action (or whole ReAct reply) a step takes
+MAX_ACTION_CHARS = 100_000
+
+
+# --- requests -------------------------------------------------------------------------------------------
 
 
 class _Lenient(BaseModel):
@@ -38,26 +49,44 @@ class ResetRequest(SessionRef):
 
 
 class StepRequest(SessionRef):
-    action: str = Field(max_length=100_000)
+    action: str = Field(max_length=MAX_ACTION_CHARS)
 
 
-class StepResponse(_Lenient):
-    observation: str
-    reward: float
-    score: float
-    done: bool
-    success: bool
-    info: dict[str, Any] = {}
+# --- answers --------------------------------------------------------------------------------------------
+
+
+class CreateResponse(_Lenient):
+    """A new session; when the create started a task (``data_idx``, TextCraft's ``goal``) its first
+    observation too."""
+
+    id: int
+    env_idx: int
+    observation: str | None = None
 
 
 class ResetResponse(_Lenient):
     id: int
+    env_idx: int
     observation: str
-    data_idx: int
+    data_idx: int | None
     task_type: str
     done: bool = False
     reward: float = 0.0
     score: float = 0.0
+
+
+class StepResponse(_Lenient):
+    """One step's answer.  ``done`` is ``terminated or truncated`` (AgentGym's flag); ``terminated``: the
+    task ended, ``truncated``: the step budget ran out (Gymnasium's distinction)."""
+
+    observation: str
+    reward: float
+    score: float
+    done: bool
+    terminated: bool = False
+    truncated: bool = False
+    success: bool
+    info: dict[str, Any] = Field(default_factory=dict)
 
 
 class ExpertResponse(BaseModel):
@@ -75,6 +104,7 @@ class InfoResponse(_Lenient):
     success_score: float
     keep_threshold: float
     max_rounds: int
+    expert_max_rounds: int
     instruction: str
     live_sessions: int
     max_sessions: int
@@ -93,3 +123,76 @@ class HealthResponse(_Lenient):
 
 class ErrorBody(BaseModel):
     error: str
+
+
+# --- errors ---------------------------------------------------------------------------------------------
+
+
+class EnvError(Exception):
+    """An environment refused or failed a request: ``status`` is the HTTP status it is answered with."""
+
+    status: int = 0
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+
+    def __str__(self) -> str:
+        return f"[{self.status}] {self.message}" if self.status else self.message
+
+
+class Unauthorized(EnvError):
+    status = 401
+
+
+class SessionNotFound(EnvError):
+    status = 404
+
+
+class EpisodeNotRunning(EnvError):
+    """A step (or a query that needs an episode) before the first reset, or after the episode ended."""
+
+    status = 409
+
+
+#: the name the clients used before the error table was shared
+EpisodeFinished = EpisodeNotRunning
+
+
+class BodyTooLarge(EnvError):
+    status = 413
+
+
+class BadRequest(EnvError):
+    """A request that is well-formed JSON but asks for something impossible (a task index outside every
+    split, a field the env refuses)."""
+
+    status = 422
+
+
+class ServerFull(EnvError):
+    status = 429
+
+
+class EnvCrashed(EnvError):
+    """The environment's own code raised; that session has been closed."""
+
+    status = 500
+
+
+class ServerUnreachable(EnvError):
+    """No answer after every retry (connection refused, reset, timed out): no status."""
+
+
+#: status -> error class, for both sides
+ERRORS: dict[int, type[EnvError]] = {
+    cls.status: cls
+    for cls in (Unauthorized, SessionNotFound, EpisodeNotRunning, BodyTooLarge, BadRequest, ServerFull, EnvCrashed)
+}
+
+
+def error_for(status: int, message: str) -> EnvError:
+    """The error an answer with ``status`` stands for."""
+    return ERRORS.get(status, EnvError)(message, status)

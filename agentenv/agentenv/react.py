@@ -36,3 +36,8 @@ def extract_action(text: str) -> str:
 def format_react(thought: str, action: str) -> str:
     """Write a reply in the AgentTraj ReAct layout."""
     return f"Thought:\n{thought}\n\nAction:\n{action}"
+
+
+def reply_format(action_prompt: str = "your next action") -> str:
+    """The tail every environment's instruction ends with: the ReAct layout a reply must follow."""
+    return f'Reply strictly in this format:\n"Thought:\nyour thoughts.\n\nAction:\n{action_prompt}"'

@@ -12,16 +12,16 @@ import pytest
 from agentenv.data.trajectory import Trajectory, read_trajectories
 from agentenv.env import Environment, ExpertAction, StepResult
 from agentenv.trainer.agentevol import (
+    AgentEvol,
     AgentEvolConfig,
-    _explore_tasks,
     content_key,
     merge_trajectories,
     run_agentevol,
     select_explored,
 )
 from agentenv.trainer.best_of_n import best_of_n
-from agentenv.trainer.eto import ETOConfig, build_pairs, run_eto
-from agentenv.trainer.rft import RFTConfig
+from agentenv.trainer.eto import ETO, ETOConfig, build_pairs, run_eto
+from agentenv.trainer.rft import RFT, RFTConfig
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -50,7 +50,7 @@ class ToyEnv(Environment):
         won = self.idx % 2 == 0 or action.strip() == WINNING_ACTION
         self.score = 1.0 if won else 0.0
         observation = "You won." if won else "Nothing happens."
-        return StepResult(observation, reward=self.score, done=won or self.rounds >= 2, score=self.score)
+        return StepResult(observation, reward=self.score, terminated=won or self.rounds >= 2, score=self.score)
 
     def observation(self) -> str:
         return f"Task {self.idx}."
@@ -157,13 +157,18 @@ def test_rft_defaults_and_bc_instruction_set():
         "distinct",
     )
     initial = [traj("toy", 1, 1.0), traj("toy", 4, 1.0), traj("other", 2, 1.0)]
-    assert _explore_tasks(cfg, toy_sources(), initial) == {"toy": [1, 4]}  # only the BC set's instructions
+    assert explore_tasks(RFT(cfg), initial) == {"toy": [1, 4]}  # only the BC set's instructions
     evol = AgentEvolConfig(model="m", output_dir="o", data=["d"], envs=["toy"], explore_limit=5)
-    assert _explore_tasks(evol, toy_sources(), initial) == {"toy": [0, 1, 2, 3, 4]}  # the wider split
+    assert explore_tasks(AgentEvol(evol), initial) == {"toy": [0, 1, 2, 3, 4]}  # the wider split
+
+
+def explore_tasks(run, data: list[Trajectory]) -> dict[str, list[int]]:
+    """What a staged run explores, given the trajectories it starts from (expert or initial set)."""
+    run.envs, run.initial, run.experts = toy_sources(), data, data
+    return run.explore_tasks()
 
 
 def test_explicit_task_lists_replace_the_splits():
-    from agentenv.trainer.eto import _explore_tasks as eto_explore_tasks
     from agentenv.trainer.rollouts import task_indices
 
     source = toy_sources()["toy"]
@@ -173,9 +178,9 @@ def test_explicit_task_lists_replace_the_splits():
     evol = AgentEvolConfig(
         model="m", output_dir="o", data=["d"], envs=["toy"], explore_tasks=[5, 3, 1], explore_limit=2
     )
-    assert _explore_tasks(evol, toy_sources(), initial) == {"toy": [5, 3]}  # in the order given, then cut
+    assert explore_tasks(AgentEvol(evol), initial) == {"toy": [5, 3]}  # in the order given, then cut
     eto = ETOConfig(model="m", output_dir="o", expert_data=["d"], envs=["toy"], explore_tasks=[5, 3, 1])
-    assert eto_explore_tasks(eto, toy_sources(), initial) == {"toy": [3, 1]}  # only those with an expert
+    assert explore_tasks(ETO(eto), initial) == {"toy": [3, 1]}  # only those with an expert
 
 
 # --- ETO pairs and Best-of-N --------------------------------------------------------------------------------
@@ -494,3 +499,14 @@ def test_a_run_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
     (tmp_path / "run_config.json").write_text(json.dumps(older))
     with pytest.raises(ValueError, match=r"other settings \(pair_by\)"):
         check_run_config(tmp_path, settings | {"pair_by": "success"}, defaults=defaults)
+
+
+def test_every_setting_of_every_command_sits_in_a_named_section():
+    from agentenv.trainer.best_of_n import BestOfNConfig
+    from agentenv.trainer.commands import TRAIN_COMMANDS
+    from agentenv.trainer.config_args import sections
+
+    for config_class in [load() for _, load, _ in TRAIN_COMMANDS.values()] + [BestOfNConfig]:
+        titled = sections(config_class)
+        assert "other settings" not in titled, (config_class.__name__, titled.get("other settings"))
+    assert sections(ETOConfig)["experimental"] == ["nll_weight", "loss_type", "preference_span", "pair_cut", "pair_with"]

@@ -37,7 +37,7 @@ class GuessEnv(Environment):
         guess = int(number)
         if guess == self.secret:
             self.last = f"Correct, the number was {guess}."
-            return StepResult(self.last, reward=1.0, done=True, score=1.0)
+            return StepResult(self.last, reward=1.0, terminated=True, score=1.0)
         if guess < self.secret:
             self.low = max(self.low, guess + 1)
             self.last = f"{guess} is too low: the number is higher."

@@ -20,7 +20,7 @@ from agentenv.controller.evaluator import EvalTask, collect, evaluate
 from agentenv.controller.expert import ExpertAgent
 from agentenv.controller.sources import LocalEnv
 from agentenv.data.trajectory import read_trajectories, write_json
-from agentenv.server.testing import running_server
+from agentenv.testing import running_server
 
 from test_controller_support import GuessEnv
 
@@ -133,7 +133,7 @@ def test_results_must_go_to_a_jsonl_file(tmp_path):
 
 def test_its_own_clients_are_closed_when_the_server_is_unreachable(tmp_path, monkeypatch):
     from agentenv.controller import sources
-    from agentenv.envs.errors import ServerUnreachable
+    from agentenv.protocol import ServerUnreachable
 
     made = []
     monkeypatch.setattr(sources.RemoteEnv, "close", lambda self: made.append(self) or self.pool.close())
@@ -313,7 +313,7 @@ def test_cli_eval_and_collect_over_http(tmp_path, capsys):
 
 
 def test_cli_local_runs_envs_in_process(tmp_path, monkeypatch):
-    import agentenv.envs.registry as registry
+    import agentenv.registry as registry
 
     monkeypatch.setattr(registry, "env_class", lambda env: {"guess": GuessEnv}[env])
     out = tmp_path / "local.jsonl"

@@ -10,10 +10,10 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
+from agentenv.client import EnvClient, EnvPool, ServerUnreachable, Unauthorized
 from agentenv.controller import commands
 from agentenv.data.trajectory import read_trajectories
-from agentenv.envs import EnvClient, EnvPool, ServerUnreachable, Unauthorized
-from agentenv.server.testing import free_port, running_server
+from agentenv.testing import free_port, running_server
 
 from test_controller_support import GuessEnv
 
@@ -167,7 +167,7 @@ def test_failures_of_a_run_are_one_line_errors(tmp_path):
             ["eval", "--agent", "expert", "--env", "guess", "--url", closed_port_url()],
             r"^error: GET .* failed after",
         ),
-        (["collect", "--env", "no_such_env"], r"^error: no default port for 'no_such_env'"),
+        (["collect", "--env", "no_such_env"], r"^error: no installed environment or server group 'no_such_env'"),
     ]
     for argv, pattern in cases:
         with pytest.raises(SystemExit, match=pattern) as exit_:

@@ -9,7 +9,7 @@ from agentenv.controller.agents import Agent
 from agentenv.controller.expert import ExpertAgent
 from agentenv.controller.rollout import Rollout, RolloutTask
 from agentenv.controller.sources import LocalEnv, RemoteEnv
-from agentenv.server.testing import running_server
+from agentenv.testing import running_server
 
 from test_controller_support import GuessEnv
 

@@ -13,11 +13,11 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from agentenv.env import Environment, ExpertAction, StepResult
-from agentenv.envs import EnvClient, EpisodeFinished, ServerFull, SessionNotFound
+from agentenv.client import EnvClient, EpisodeFinished, ServerFull, SessionNotFound
+from agentenv.env import Environment, ExpertAction, StepResult, Wire
 from agentenv.server.errors import install_error_handlers
 from agentenv.server.sessions import SessionPool
-from agentenv.server.testing import running_server
+from agentenv.testing import running_server
 
 
 class CounterEnv(Environment):
@@ -27,8 +27,7 @@ class CounterEnv(Environment):
     splits: ClassVar[dict[str, range]] = {"train": range(0, 10), "test": range(10, 20)}
     max_rounds: ClassVar[int] = 10
     instruction: ClassVar[str] = "Reach the target with `add N`."
-    reset_index_field: ClassVar[str] = "game"
-    queries: ClassVar[dict[str, str]] = {"target": "target_value"}
+    wire: ClassVar[Wire] = Wire(reset_field="game", queries={"target": "target_value"})
 
     closed: ClassVar[int] = 0
     in_flight: ClassVar[int] = 0
@@ -54,7 +53,7 @@ class CounterEnv(Environment):
         self.total += int(action[4:])
         done = self.total >= self.target
         reward = 1.0 if self.total == self.target else 0.0
-        return StepResult(f"Total {self.total}.", reward, done, reward)
+        return StepResult(f"Total {self.total}.", reward, done, reward)  # (observation, reward, terminated, score)
 
     def _nap(self) -> StepResult:
         cls = type(self)
@@ -393,7 +392,7 @@ def test_reaping_spares_a_session_used_while_an_earlier_one_closes():
         assert await asyncio.to_thread(closing.wait, 10)  # closing the first one
         pool.get(second.id)  # a client's request for the second
         release.set()
-        return await reaping, list(pool.sessions), second.id
+        return await reaping, list(pool.slots), second.id
 
     reaped, live, second_id = asyncio.run(main())
     assert reaped == 1 and live == [second_id]
@@ -513,7 +512,7 @@ def test_queries_before_the_first_reset_are_409_and_keep_the_session(http):
 
 class OpenQueryEnv(CounterEnv):
     name: ClassVar[str] = "open_query"
-    queries_before_reset: ClassVar[frozenset[str]] = frozenset({"target"})
+    wire: ClassVar[Wire] = Wire(queries={"target": "target_value"}, queries_before_reset=frozenset({"target"}))
 
 
 def test_an_env_may_answer_a_query_before_the_first_reset():
@@ -563,3 +562,27 @@ def test_up_forwards_ttl_and_hands_the_token_over_off_the_command_line(monkeypat
         cli.main(["up", "counter", "--ttl", "30", "--token", "s3cret"])
     assert started["token"] == "s3cret" and "s3cret" not in started["extra_args"]
     assert started["extra_args"][started["extra_args"].index("--ttl") + 1] == "30.0"
+
+
+class ToolStyleEnv(CounterEnv):
+    """An "env_idx" family env that speaks like AgentGym's tool envs: ``/create`` answers a bare int and
+    ``/reset {env_idx, id}`` names the task with ``id`` and answers the observation string."""
+
+    name: ClassVar[str] = "tool_style"
+    wire: ClassVar[Wire] = Wire(family="env_idx", reset_field="id", reset_answer="observation")
+
+
+def test_an_env_idx_family_env_speaks_agentgyms_form_beside_the_uniform_one():
+    with running_server(ToolStyleEnv) as url, httpx.Client(base_url=url, timeout=30) as http:
+        sid = http.post("/create", json={"id": 3}).json()
+        assert isinstance(sid, int)
+        # AgentGym's form: env_idx names the session, id the task; the answer is the observation itself
+        assert http.post("/reset", json={"env_idx": sid, "id": 3}).json() == "Target 4."
+        step = http.post("/step", json={"env_idx": sid, "action": "add 4"}).json()
+        assert step["done"] is True and step["reward"] == 1.0 and step["terminated"] and not step["truncated"]
+        assert http.get("/observation", params={"env_idx": sid}).json() == "Total 4 of 4."
+        # the uniform form on the same server: id names the session, data_idx the task, answers are objects
+        with EnvClient("tool_style", url) as client, client.session(data_idx=2) as session:
+            assert session.reset(2).observation == "Target 3."
+            assert session.step("add 3").success is True
+        assert http.post("/close", json={"env_idx": sid}).json()["closed"] is True

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentenv.data.trajectory import Trajectory, write_trajectories
-from agentenv.server.testing import free_port
+from agentenv.testing import free_port
 from agentenv.trainer.bc import BCConfig, build_examples, train_bc
 from agentenv.trainer.engine import CHECKPOINTS, LOG_FILE, is_done, read_log
 

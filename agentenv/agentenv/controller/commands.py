@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
 from agentenv.env import info_splits
-from agentenv.envs.errors import EnvError, Unauthorized
+from agentenv.protocol import EnvError, Unauthorized
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -172,7 +172,7 @@ def env_sources(envs: list[str], args: argparse.Namespace) -> dict[str, EnvSourc
     if args.local:
         if args.url:
             raise SystemExit("--local and --url exclude each other")
-        from agentenv.envs.registry import env_class
+        from agentenv.registry import env_class
 
         try:
             return {env: LocalEnv(env_class(env)) for env in envs}
@@ -197,7 +197,7 @@ def env_urls(envs: list[str], url_args: list[str]) -> dict[str, list[str]]:
     for env in envs:
         urls = named.get(env) or shared
         if not urls:
-            from agentenv.envs.registry import default_url
+            from agentenv.registry import default_url
 
             try:
                 urls = [default_url(env)]

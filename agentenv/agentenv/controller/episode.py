@@ -7,19 +7,21 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agentenv.data.trajectory import Trajectory
+from agentenv.env import ExpertAction
+from agentenv.protocol import ResetResponse, StepResponse
 
 _uids = itertools.count()
 
 
 class Session(Protocol):
-    """What an episode needs from an environment session (``agentenv.envs.EnvSession`` and
-    :class:`agentenv.controller.sources.LocalSession` both fit)."""
+    """What an episode needs from an environment session: an HTTP one (:class:`agentenv.client.EnvSession`)
+    or an in-process one (:class:`agentenv.session.LocalSession`); both answer with the wire models."""
 
-    def reset(self, data_idx: int) -> Any: ...  # has .observation and .task_type
+    def reset(self, data_idx: int) -> ResetResponse: ...
 
-    def step(self, action: str) -> Any: ...  # has .observation, .reward, .score, .done, .success
+    def step(self, action: str) -> StepResponse: ...
 
-    def expert(self) -> Any: ...  # has .thought and .action
+    def expert(self) -> ExpertAction: ...
 
     def close(self) -> None: ...
 

@@ -25,7 +25,7 @@ from agentenv.controller.episode import Episode, Session
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory
 from agentenv.env import info_splits
-from agentenv.envs.errors import EnvError
+from agentenv.protocol import EnvError
 
 #: statuses with which a server refuses a step's reply itself: 422 (invalid, e.g. over the length limit),
 #: 413 (a body over the server's size limit)

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from agentenv.controller.episode import Session
-from agentenv.env import Environment, ExpertAction
-from agentenv.envs.client import ResetResult, StepResult
-from agentenv.react import extract_action
+from agentenv.env import Environment
+from agentenv.session import LocalSession
 
 
 class EnvSource(Protocol):
@@ -38,7 +38,7 @@ class RemoteEnv(_ClosedOnExit):
     """An environment served over HTTP by one or more servers; new sessions are spread over them."""
 
     def __init__(self, name: str, base_urls: str | Sequence[str], **client_kwargs: Any) -> None:
-        from agentenv.envs import EnvPool
+        from agentenv.client import EnvPool
 
         self.name = name
         self.base_urls = [base_urls] if isinstance(base_urls, str) else list(base_urls)
@@ -57,67 +57,34 @@ class RemoteEnv(_ClosedOnExit):
         self.pool.close()
 
 
-class LocalSession:
-    """One in-process env object behind the same methods as ``agentenv.envs.EnvSession``.
-
-    Like a server, it takes a whole ReAct reply or a bare action and steps the env with the action.
-    """
-
-    def __init__(self, env: Environment, on_close: Callable[[], None] | None = None) -> None:
-        self.env = env
-        self.done = True
-        self.closed = False
-        self._on_close = on_close
-
-    def reset(self, data_idx: int) -> ResetResult:
-        observation = self.env.reset(data_idx)
-        self.done = False
-        return ResetResult(observation, data_idx, self.env.task_type())
-
-    def step(self, action: str) -> StepResult:
-        if self.done:
-            raise RuntimeError("step after the episode ended: reset first")
-        result = self.env.step(extract_action(action))
-        self.done = result.done
-        success = self.env.is_success(result.score)
-        return StepResult(result.observation, result.reward, result.score, result.done, success, result.info)
-
-    def expert(self) -> ExpertAction:
-        return self.env.expert_action()
-
-    def observation(self) -> str:
-        return self.env.observation()
-
-    def close(self) -> None:
-        if self.closed:
-            return
-        self.closed = True
-        self.env.close()
-        if self._on_close is not None:
-            self._on_close()
-
-
 class LocalEnv(_ClosedOnExit):
-    """An :class:`~agentenv.env.Environment` subclass run in this process (tests, benchmarks)."""
+    """An :class:`~agentenv.env.Environment` subclass run in this process (tests, benchmarks, ``--local``):
+    its sessions are :class:`~agentenv.session.LocalSession`\ s, which follow a server's rules."""
 
     def __init__(self, env_cls: type[Environment]) -> None:
         self.env_cls = env_cls
         self.name = env_cls.name
-        self.live_sessions = 0
+        self._ids = itertools.count()
+        self._open: set[LocalSession] = set()
         self._lock = threading.Lock()
+
+    @property
+    def live_sessions(self) -> int:
+        with self._lock:
+            return sum(not s.closed for s in self._open)
 
     def info(self) -> dict[str, Any]:
         return self.env_cls.metadata() | {"live_sessions": self.live_sessions}
 
     def session(self) -> Session:
-        session = LocalSession(self.env_cls(), on_close=self._closed)
+        session = LocalSession(self.env_cls, next(self._ids))
         with self._lock:
-            self.live_sessions += 1
+            self._open = {s for s in self._open if not s.closed} | {session}
         return session
 
-    def _closed(self) -> None:
-        with self._lock:
-            self.live_sessions -= 1
-
     def close(self) -> None:
-        pass
+        """Close the sessions still open."""
+        with self._lock:
+            left, self._open = self._open, set()
+        for session in left:
+            session.close()

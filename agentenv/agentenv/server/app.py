@@ -1,8 +1,10 @@
 """``create_app``: an :class:`~agentenv.env.Environment` class (or several) as a FastAPI app.
 
-The routes are thin: each finds its session, takes the session's lock, runs env code through the pool
-and shapes the answer.  Answers carry the project's uniform fields plus AgentGym's per-env fields
-(``Environment.wire_extras``); requests accept both forms (see docs/protocol.md).
+The routes are thin: each reads the wire (the uniform form and the env's AgentGym form, ``Environment.wire``),
+finds its session, takes the session's lock and runs the session's method, which applies the protocol's
+rules (:mod:`agentenv.session`) and answers with a wire model of :mod:`agentenv.protocol`, validated as it is
+built.  Routes declare those models (the OpenAPI schema shows them) and send them as built: FastAPI's second
+validation of an answer would cost more than the rest of a step (see docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -12,15 +14,19 @@ import contextlib
 import logging
 import os
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import Any, Union
 
 from fastapi import APIRouter, Body, Depends, FastAPI, Query
 from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel
 
 from agentenv.env import Environment
 from agentenv.protocol import (
+    BadRequest,
     CloseResponse,
     CreateRequest,
+    CreateResponse,
+    ErrorBody,
     ExpertResponse,
     HealthResponse,
     InfoResponse,
@@ -30,21 +36,28 @@ from agentenv.protocol import (
     StepRequest,
     StepResponse,
 )
-from agentenv.react import extract_action
+from agentenv.session import task_index
 
 from .auth import bearer_auth, resolve_token
-from .errors import (
-    BadRequest,
-    EnvCrashed,
-    EpisodeNotRunning,
-    SessionNotFound,
-    describe,
-    install_error_handlers,
-)
+from .errors import install_error_handlers
 from .limits import BodySizeLimit
-from .sessions import Session, SessionPool
+from .sessions import SessionPool, Slot
 
 log = logging.getLogger("agentenv.server")
+
+#: the error answers every session route may give, for the OpenAPI schema
+ERROR_ANSWERS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": what}
+    for status, what in {
+        401: "missing or wrong bearer token",
+        404: "no live session with that id",
+        409: "no running episode: reset first",
+        413: "request body too large",
+        422: "malformed request, or a task index outside every split",
+        429: "server full: close a session first",
+        500: "the environment crashed; its session was closed",
+    }.items()
+}
 
 
 def create_app(
@@ -100,7 +113,7 @@ def create_app(
         router = env_router(pool)
         for prefix in prefixes:
             app.add_api_route(f"{prefix}/health", _health(pool.env_cls.name), methods=["GET"], response_model=HealthResponse)
-            app.include_router(router, prefix=prefix, dependencies=dependencies)
+            app.include_router(router, prefix=prefix, dependencies=dependencies, responses=ERROR_ANSWERS)
     return app
 
 
@@ -122,177 +135,119 @@ async def _reap_forever(pools: list[SessionPool], ttl_s: float) -> None:
                 log.exception("reaping %s sessions failed", pool.env_cls.name)
 
 
-def _task_index(env_cls: type[Environment], body: CreateRequest | ResetRequest) -> int | None:
-    """The task index of a body: ``data_idx``, else AgentGym's name for it (``game``, ``seed`` ...)."""
-    value = body.data_idx
-    if value is None and body.model_extra:
-        value = body.model_extra.get(env_cls.reset_index_field)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadRequest(f"{env_cls.reset_index_field} must be an integer task index, got {value!r}")
-    if not env_cls.serves(value):
-        splits = ", ".join(f"{k} {r.start}..{r.stop - 1}" for k, r in env_cls.splits.items())
-        raise BadRequest(f"task index {value} is outside every {env_cls.name} split ({splits})")
-    return value
+def sent(answer: BaseModel | Any) -> Response:
+    """An answer as JSON: a wire model through pydantic's serializer, anything else as JSON."""
+    if isinstance(answer, BaseModel):
+        return Response(answer.model_dump_json(), media_type="application/json")
+    return JSONResponse(answer)
 
 
 def env_router(pool: SessionPool) -> APIRouter:
     """The routes of one environment (mounted under ``/<env>``, and at the root for a single env)."""
     env_cls = pool.env_cls
+    wire = env_cls.wire
     router = APIRouter()
 
-    def session_from_query(
+    def session_id(ref: SessionRef | None = None, id: int | None = None, env_idx: int | None = None) -> int | None:  # noqa: A002
+        """The session a request names; in the "env_idx" family ``env_idx`` wins (there ``id`` may be a task)."""
+        if ref is not None:
+            id, env_idx = ref.id, ref.env_idx  # noqa: A001
+        first, second = (env_idx, id) if wire.family == "env_idx" else (id, env_idx)
+        return first if first is not None else second
+
+    def slot_from_query(
         id: int | None = Query(None, description="session id"),  # noqa: A002 - AgentGym's name
         env_idx: int | None = Query(None, description="session id, env_idx family"),
-    ) -> Session:
-        return pool.get(id if id is not None else env_idx)
+    ) -> Slot:
+        return pool.get(session_id(id=id, env_idx=env_idx))
 
-    async def call_env(
-        session: Session,
-        fn: Any,
-        *args: Any,
-        offload: bool = False,
-        rejects: tuple[type[Exception], ...] = (),
-    ) -> Any:
-        """Run env code for a session whose lock is held; a crash ends that session alone.  An exception
-        of a ``rejects`` type is the env refusing the request's input: 422, and the session is closed."""
-        if session.closed:
-            raise SessionNotFound(f"{env_cls.name} session {session.id} was closed")
-        try:
-            return await pool.call(fn, *args, offload=offload)
-        except Exception as exc:
-            what = describe(exc)  # before discarding: closing the env may leave the exception unprintable
-            if isinstance(exc, rejects):
-                await pool.discard(session)
-                raise BadRequest(f"{env_cls.name} rejected the request: {what}") from exc
-            log.exception("%s session %d crashed", env_cls.name, session.id)
-            await pool.discard(session)
-            raise EnvCrashed(f"{env_cls.name} env crashed: {what}; session {session.id} closed") from exc
-
-    async def start(session: Session, data_idx: int) -> dict[str, Any]:
-        observation = await call_env(session, session.env.reset, data_idx)
-        session.data_idx, session.running, session.started, session.score = data_idx, True, True, 0.0
-        return reset_answer(session, observation)
-
-    def reset_answer(session: Session, observation: str) -> dict[str, Any]:
-        answer = {
-            "id": session.id,
-            "env_idx": session.id,
-            "observation": observation,
-            "data_idx": session.data_idx,
-            "task_type": session.env.task_type(),
-            "done": False,
-            "reward": 0.0,
-            "score": 0.0,
-        }
-        return answer | session.env.wire_extras("reset")
+    def task_of(body: CreateRequest | ResetRequest) -> tuple[int | None, bool]:
+        """``(task index, named by AgentGym's field)`` of a body: ``data_idx``, else ``Wire.reset_field``."""
+        if body.data_idx is not None:
+            return task_index(env_cls, body.data_idx), False
+        value = (body.model_extra or {}).get(wire.reset_field)
+        if wire.reset_field == "id" and isinstance(body, ResetRequest) and body.env_idx is not None:
+            value = body.id  # AgentGym's tool envs: env_idx names the session, id the task
+        if value is None:
+            return None, False
+        return task_index(env_cls, value, wire.reset_field), True
 
     @router.get("/info", response_model=InfoResponse)
-    async def info() -> dict[str, Any]:
-        return env_cls.metadata() | {"live_sessions": len(pool), "max_sessions": pool.max_sessions}
+    async def info() -> Any:
+        return sent(InfoResponse(**env_cls.metadata(), live_sessions=len(pool), max_sessions=pool.max_sessions))
 
-    @router.post("/create", response_model=None)
+    @router.post("/create", response_model=int if wire.creates_int else CreateResponse)
     async def create(body: CreateRequest | None = Body(None)) -> Any:
         body = body or CreateRequest()
-        data_idx = _task_index(env_cls, body)
-        session = await pool.create()
-        async with session.use():
+        data_idx, _ = task_of(body)  # refused before a session is made
+        slot = await pool.create()
+        async with slot.use() as session:
             if data_idx is not None:
-                answer = await start(session, data_idx)
-            else:
-                # the env's own create fields (TextCraft's goal); a bad one is the client's error, not a crash
-                fields = body.model_extra or {}
-                observation = await call_env(
-                    session, lambda: session.env.create(**fields), rejects=(ValueError, TypeError)
-                )
-                answer = {"id": session.id}
-                if observation is not None:
-                    session.running = session.started = True
-                    answer |= {"observation": observation, "done": False, "reward": 0.0, "score": 0.0}
-            answer |= session.env.wire_extras("create")
-        if env_cls.wire_family == "env_idx":
-            return JSONResponse(session.id)
-        return JSONResponse(answer)
+                answer = await pool.run(slot, session.create, data_idx)
+            else:  # the env's own create fields (TextCraft's goal)
+                answer = await pool.run(slot, lambda: session.create(**(body.model_extra or {})))
+        return sent(answer.id if wire.creates_int else answer)
 
-    @router.post("/reset", response_model=ResetResponse)
+    reset_model: Any = Union[ResetResponse, str] if wire.reset_answer == "observation" else ResetResponse  # noqa: UP007
+
+    @router.post("/reset", response_model=reset_model)
     async def reset(body: ResetRequest) -> Any:
-        session = pool.get(body.id if body.id is not None else body.env_idx)
-        data_idx = _task_index(env_cls, body)
+        slot = pool.get(session_id(body))
+        data_idx, agentgym_form = task_of(body)
         if data_idx is None:
-            raise BadRequest(f"reset needs a task index: send data_idx (or {env_cls.reset_index_field})")
-        async with session.use():
-            return JSONResponse(await start(session, data_idx))
+            also = f" (or {wire.reset_field})" if wire.reset_field != "data_idx" else ""
+            raise BadRequest(f"reset needs a task index: send data_idx{also}")
+        async with slot.use() as session:
+            answer = await pool.run(slot, session.reset, data_idx)
+        return sent(answer.observation if agentgym_form and wire.reset_answer == "observation" else answer)
 
     @router.post("/step", response_model=StepResponse)
     async def step(body: StepRequest) -> Any:
-        session = pool.get(body.id if body.id is not None else body.env_idx)
-        async with session.use():
-            if not session.running and not session.closed:
-                why = "reset it first" if session.data_idx is None else "the episode is done; reset it first"
-                raise EpisodeNotRunning(f"{env_cls.name} session {session.id} is not running: {why}")
-            result = await call_env(session, session.env.step, extract_action(body.action))
-            session.score = float(result.score)
-            session.running = not result.done
-            answer = {
-                "observation": result.observation,
-                "reward": float(result.reward),
-                "score": session.score,
-                "done": bool(result.done),
-                "success": env_cls.is_success(session.score),
-                "info": result.info,
-            }
-            return JSONResponse(answer | session.env.wire_extras("step"))
+        slot = pool.get(session_id(body))
+        async with slot.use() as session:
+            return sent(await pool.run(slot, session.step, body.action))
 
     @router.get("/observation", response_model=str)
-    async def observation(session: Session = Depends(session_from_query)) -> Any:
-        async with session.use():
-            return JSONResponse(await call_env(session, session.env.observation))
+    async def observation(slot: Slot = Depends(slot_from_query)) -> Any:
+        async with slot.use() as session:
+            return sent(await pool.run(slot, session.observation))
 
     @router.get("/available_actions")
-    async def available_actions(session: Session = Depends(session_from_query)) -> Any:
-        async with session.use():
-            return JSONResponse(await call_env(session, session.env.available_actions))
+    async def available_actions(slot: Slot = Depends(slot_from_query)) -> Any:
+        async with slot.use() as session:
+            return sent(await pool.run(slot, session.available_actions))
 
-    @router.get("/detail")
-    async def detail(session: Session = Depends(session_from_query)) -> Any:
-        async with session.use():
-            found = await call_env(session, session.env.detail)
-        return JSONResponse({"id": session.id, "data_idx": session.data_idx, "done": not session.running} | found)
+    @router.get("/detail", response_model=dict[str, Any])
+    async def detail(slot: Slot = Depends(slot_from_query)) -> Any:
+        async with slot.use() as session:
+            return sent(await pool.run(slot, session.detail))
 
     @router.get("/expert", response_model=ExpertResponse)
-    async def expert(session: Session = Depends(session_from_query)) -> Any:
-        async with session.use():
-            if not session.running:
-                raise EpisodeNotRunning(f"{env_cls.name} session {session.id} has no running episode")
-            move = await call_env(session, session.env.expert_action, offload=True)  # a planner: never inline
-        return JSONResponse({"thought": move.thought, "action": move.action})
+    async def expert(slot: Slot = Depends(slot_from_query)) -> Any:
+        async with slot.use() as session:
+            move = await pool.run(slot, session.expert, offload=True)  # a planner: never inline
+        return sent(ExpertResponse(thought=move.thought, action=move.action))
 
     @router.post("/close", response_model=CloseResponse)
     async def close(body: SessionRef) -> Any:
-        session = pool.get(body.id if body.id is not None else body.env_idx)
-        await pool.close(session)
-        return JSONResponse({"closed": True, "id": session.id})
+        slot = pool.get(session_id(body))
+        await pool.close(slot)
+        return sent(CloseResponse(closed=True, id=slot.id))
 
-    for route, method in env_cls.queries.items():
-        before_reset = route in env_cls.queries_before_reset
-        handler = _query_route(env_cls.name, method, before_reset, call_env, session_from_query)
-        router.add_api_route(f"/{route}", handler, methods=["GET"])
+    for route in wire.queries:
+        router.add_api_route(f"/{route}", _query_route(pool, route, slot_from_query), methods=["GET"])
     return router
 
 
-def _query_route(env: str, method: str, before_reset: bool, call_env: Any, session_from_query: Any) -> Any:
-    """``GET /<query>?id=``: call ``env.<method>()``; bytes come back as a PNG image.  Before the session's
-    first reset: 409, unless the env answers this query ``before_reset``."""
+def _query_route(pool: SessionPool, route: str, slot_from_query: Any) -> Any:
+    """``GET /<route>?id=``: the env's query method; bytes come back as a PNG image."""
 
-    async def query(session: Session = Depends(session_from_query)) -> Any:
-        async with session.use():
-            if not session.started and not before_reset and not session.closed:
-                raise EpisodeNotRunning(f"{env} session {session.id} has no episode yet: reset it first")
-            value = await call_env(session, getattr(session.env, method))
+    async def query(slot: Slot = Depends(slot_from_query)) -> Any:
+        async with slot.use() as session:
+            value = await pool.run(slot, session.query, route)
         if isinstance(value, bytes):
             return Response(value, media_type="image/png")
-        return JSONResponse(value)
+        return sent(value)
 
-    query.__name__ = method
+    query.__name__ = route
     return query

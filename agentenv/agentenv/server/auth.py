@@ -9,9 +9,7 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import Request
 
-from agentenv.protocol import TOKEN_ENV_VAR
-
-from .errors import Unauthorized
+from agentenv.protocol import TOKEN_ENV_VAR, Unauthorized
 
 
 def resolve_token(token: str | None) -> str | None:
@@ -29,6 +27,6 @@ def bearer_auth(token: str) -> Callable[[Request], Awaitable[None]]:
         scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
         # the scheme is case-insensitive (RFC 7235); the token is compared in constant time
         if scheme.lower() != "bearer" or not hmac.compare_digest(credentials.strip().encode(), expected):
-            raise Unauthorized("missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
+            raise Unauthorized("missing or wrong bearer token")
 
     return require_token

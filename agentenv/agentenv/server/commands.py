@@ -5,13 +5,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from agentenv.envs.registry import DEFAULT_PORTS, SERVER_GROUPS
-
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    known = ", ".join(sorted(set(DEFAULT_PORTS) | set(SERVER_GROUPS)))
-    serve = sub.add_parser("serve", help="serve one environment (or a group such as lmrlgym) over HTTP")
-    serve.add_argument("env", help=f"environment or server group ({known}, or any installed env)")
+    serve = sub.add_parser("serve", help="serve one environment (or a server group of several) over HTTP")
+    serve.add_argument("env", help="an installed environment or server group (agentenv list shows them)")
     serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
     serve.add_argument("--port", type=int, default=None, help="port (default: the env's default port)")
     serve.add_argument("--max-sessions", type=int, default=512)

@@ -1,7 +1,8 @@
 """Errors as HTTP status codes with a JSON body ``{"error": "..."}`` — never a traceback.
 
-Route code raises :class:`ApiError` (or a subclass); :func:`install_error_handlers` turns it, FastAPI's
-validation errors, Starlette's 404/405 and any unexpected exception into that one shape.
+Route and session code raise the protocol's errors (:class:`agentenv.protocol.EnvError` and its table);
+:func:`install_error_handlers` turns them, FastAPI's validation errors, Starlette's 404/405 and any
+unexpected exception into that one shape.
 """
 
 from __future__ import annotations
@@ -15,68 +16,13 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from agentenv.protocol import EnvError, Unauthorized
+
 log = logging.getLogger("agentenv.server")
-
-
-class ApiError(Exception):
-    """An error answered as ``status`` with ``{"error": message}``."""
-
-    status: int = 400
-
-    def __init__(self, message: str, status: int | None = None, headers: dict[str, str] | None = None):
-        super().__init__(message)
-        self.message = message
-        if status is not None:
-            self.status = status
-        self.headers = headers
-
-
-class Unauthorized(ApiError):
-    status = 401
-
-
-class SessionNotFound(ApiError):
-    status = 404
-
-
-class EpisodeNotRunning(ApiError):
-    """A step before the first reset, or after the episode ended."""
-
-    status = 409
-
-
-class BodyTooLarge(ApiError):
-    status = 413
-
-
-class BadRequest(ApiError):
-    """A request that is well-formed JSON but asks for something impossible (e.g. a task index outside
-    every split)."""
-
-    status = 422
-
-
-class ServerFull(ApiError):
-    status = 429
-
-
-class EnvCrashed(ApiError):
-    """The environment's own code raised; the session has been closed."""
-
-    status = 500
 
 
 def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=headers)
-
-
-def describe(exc: BaseException) -> str:
-    """``Type: message`` of an exception, even one whose ``str`` raises (py4j's, once its gateway is shut)."""
-    try:
-        text = str(exc)
-    except Exception:
-        text = ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def format_validation_errors(errors: list[dict[str, Any]]) -> str:
@@ -88,8 +34,9 @@ def format_validation_errors(errors: list[dict[str, Any]]) -> str:
     return "malformed request: " + "; ".join(parts)
 
 
-async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-    return error_response(exc.status, exc.message, exc.headers)
+async def _env_error(request: Request, exc: EnvError) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if isinstance(exc, Unauthorized) else None
+    return error_response(exc.status or 500, exc.message, headers)
 
 
 async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -100,7 +47,7 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> JS
         try:
             await auth(request)
         except Unauthorized as refused:
-            return await _api_error(request, refused)
+            return await _env_error(request, refused)
     return error_response(422, format_validation_errors(list(exc.errors())))
 
 
@@ -113,7 +60,7 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResp
 
 class CatchAll:
     """Answer an unexpected exception (a bug in the kit itself: env crashes are answered as
-    :class:`EnvCrashed`) with 500 ``{"error": ...}``.
+    :class:`~agentenv.protocol.EnvCrashed`) with 500 ``{"error": ...}``.
 
     A plain ASGI middleware rather than an ``Exception`` handler: Starlette re-raises after running such a
     handler, and uvicorn then drops the client's keep-alive connection.
@@ -144,7 +91,7 @@ class CatchAll:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(EnvError, _env_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_middleware(CatchAll)

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 import httpx
 
-from agentenv.envs.registry import SERVER_GROUPS, default_port, env_classes
 from agentenv.processes import signal_group
 from agentenv.protocol import TOKEN_ENV_VAR
+from agentenv.registry import default_port, env_class, server_members
 
 from .app import create_app
 
@@ -54,7 +54,8 @@ def serve(
     if PARENT_PID_VAR in os.environ:  # started by ServerProcesses: do not outlive it
         stop_when_orphaned(int(os.environ[PARENT_PID_VAR]))
 
-    app = create_app(env_classes(name), max_sessions=max_sessions, ttl_s=ttl_s, token=token)
+    envs = [env_class(env) for env in server_members(name)]
+    app = create_app(envs, max_sessions=max_sessions, ttl_s=ttl_s, token=token)
     uvicorn.run(app, host=host, port=port or default_port(name), log_level=log_level, access_log=False)
 
 
@@ -122,7 +123,7 @@ class ServerProcesses:
                     f"(is port {self.ports[name]} already in use?)"
                 )
             try:
-                if _serves(httpx.get(url, timeout=2), SERVER_GROUPS.get(name, [name]), self.procs[name].pid):
+                if _serves(httpx.get(url, timeout=2), server_members(name), self.procs[name].pid):
                     return
             except httpx.TransportError:
                 pass

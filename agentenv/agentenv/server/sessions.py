@@ -1,9 +1,10 @@
-"""The session pool: live environment instances, their ids, locks, capacity and idle reaping.
+"""The session pool: a server's live sessions, their ids, locks, capacity and idle reaping.
 
-All bookkeeping runs on the server's event loop; environment code (construction, ``reset``, ``step``,
-``close`` ...) runs through :meth:`SessionPool.call`, which moves it to a worker thread unless the env
-class says it never blocks (``Environment.blocking = False``).  Experts always run in a worker thread:
-they are planners, and even a microsecond env's expert can take tens of milliseconds.
+Each session is a :class:`~agentenv.session.LocalSession` (the env and the protocol's rules) held in a
+:class:`Slot` with the lock that serialises its requests.  Bookkeeping runs on the server's event loop;
+session code runs through :meth:`SessionPool.run`, which moves it to a worker thread unless the env class
+says it never blocks (``Environment.blocking = False``).  Experts always run in a worker thread: they are
+planners, and even a microsecond env's expert can take tens of milliseconds.
 """
 
 from __future__ import annotations
@@ -20,36 +21,32 @@ from typing import Any, TypeVar
 from starlette.concurrency import run_in_threadpool
 
 from agentenv.env import Environment
-
-from .errors import EnvCrashed, ServerFull, SessionNotFound, describe
+from agentenv.protocol import EnvCrashed, ServerFull, SessionNotFound
+from agentenv.session import LocalSession, describe
 
 log = logging.getLogger("agentenv.server")
 T = TypeVar("T")
 
 
 @dataclass(eq=False)
-class Session:
-    """One live environment instance and the state of its current episode."""
+class Slot:
+    """A live session and what the server keeps beside it."""
 
-    id: int
-    env: Environment
-    #: serialises the calls of this session; different sessions never share a lock
+    session: LocalSession
+    #: serialises the requests of this session; different sessions never share a lock
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     last_used: float = field(default_factory=time.monotonic)
-    data_idx: int | None = None
-    #: ``True`` between a reset and the end of its episode: only then may the session step
-    running: bool = False
-    #: ``True`` once an episode has begun (a reset, or a ``/create`` that started a task)
-    started: bool = False
-    score: float = 0.0
-    closed: bool = False
+
+    @property
+    def id(self) -> int:
+        return self.session.id
 
     @contextlib.asynccontextmanager
-    async def use(self) -> AsyncIterator[None]:
+    async def use(self) -> AsyncIterator[LocalSession]:
         """Hold the session for one request; its idle time counts from when the request lets go."""
         async with self.lock:
             try:
-                yield
+                yield self.session
             finally:
                 self.last_used = time.monotonic()
 
@@ -68,93 +65,84 @@ class SessionPool:
         self.env_cls = env_cls
         self.max_sessions = max_sessions
         self.ttl_s = ttl_s
-        self.sessions: dict[int, Session] = {}
+        self.slots: dict[int, Slot] = {}
         self._ids = itertools.count()
         self._reserved = 0  # slots taken by sessions still being constructed
         self._alloc = asyncio.Lock()
 
     def __len__(self) -> int:
-        return len(self.sessions)
+        return len(self.slots)
 
     async def call(self, fn: Callable[..., T], *args: Any, offload: bool = False) -> T:
-        """Run env code: inline for non-blocking envs, else (or with ``offload``) in a worker thread, off
-        the event loop."""
+        """Run session code: inline for non-blocking envs, else (or with ``offload``) in a worker thread,
+        off the event loop."""
         if offload or self.env_cls.blocking:
             return await run_in_threadpool(fn, *args)
         return fn(*args)
 
-    async def create(self) -> Session:
+    async def run(self, slot: Slot, fn: Callable[..., T], *args: Any, offload: bool = False) -> T:
+        """Run one of ``slot``'s session methods; a session its env's crash closed leaves the pool."""
+        try:
+            return await self.call(fn, *args, offload=offload)
+        except Exception:
+            if slot.session.closed:
+                self.slots.pop(slot.id, None)
+            raise
+
+    async def create(self) -> Slot:
         async with self._alloc:
-            if len(self.sessions) + self._reserved >= self.max_sessions:
+            if len(self.slots) + self._reserved >= self.max_sessions:
                 raise ServerFull(f"server full: {self.max_sessions} live {self.env_cls.name} sessions; close one first")
             self._reserved += 1
             session_id = next(self._ids)
         try:
-            env = await self.call(self.env_cls)
+            session = await self.call(LocalSession, self.env_cls, session_id)
         except Exception as exc:
             log.exception("creating a %s env failed", self.env_cls.name)
             raise EnvCrashed(f"could not create a {self.env_cls.name} env: {describe(exc)}") from exc
         finally:
             self._reserved -= 1
-        session = Session(session_id, env)
-        self.sessions[session_id] = session
-        return session
+        slot = Slot(session)
+        self.slots[session_id] = slot
+        return slot
 
-    def get(self, session_id: int | None) -> Session:
+    def get(self, session_id: int | None) -> Slot:
         if session_id is None:
             raise SessionNotFound("no session id given: send `id` (or `env_idx`)")
-        session = self.sessions.get(session_id)
-        if session is None:
+        slot = self.slots.get(session_id)
+        if slot is None:
             raise SessionNotFound(f"no live {self.env_cls.name} session with id {session_id}")
-        session.last_used = time.monotonic()
-        return session
+        slot.last_used = time.monotonic()
+        return slot
 
-    async def close(self, session: Session) -> None:
+    async def close(self, slot: Slot) -> None:
         """Forget the session and free its env (waits for a call in flight on it to finish)."""
-        if self.sessions.pop(session.id, None) is None:
+        if self.slots.pop(slot.id, None) is None:
             return
-        async with session.lock:
-            await self._close_env(session)
+        async with slot.lock:
+            await self.call(slot.session.close)
 
-    async def discard(self, session: Session) -> None:
-        """Close a session whose lock the caller already holds (after an env crash)."""
-        self.sessions.pop(session.id, None)
-        await self._close_env(session)
-
-    async def _close_env(self, session: Session) -> None:
-        if session.closed:
-            return
-        session.closed = True
-        try:
-            await self.call(session.env.close)
-        except Exception:
-            log.exception("closing %s session %d failed", self.env_cls.name, session.id)
-
-    def is_idle(self, session: Session, now: float | None = None) -> bool:
+    def is_idle(self, slot: Slot, now: float | None = None) -> bool:
         """Live, idle longer than the TTL and not busy right now."""
         now = time.monotonic() if now is None else now
-        return (
-            self.sessions.get(session.id) is session
-            and now - session.last_used > self.ttl_s
-            and not session.lock.locked()
-        )
+        return self.slots.get(slot.id) is slot and now - slot.last_used > self.ttl_s and not slot.lock.locked()
 
-    def idle(self, now: float | None = None) -> list[Session]:
+    def idle(self, now: float | None = None) -> list[Slot]:
         """Sessions idle longer than the TTL and not busy right now."""
-        return [s for s in self.sessions.values() if self.is_idle(s, now)]
+        return [s for s in self.slots.values() if self.is_idle(s, now)]
 
     async def reap(self) -> int:
         """Close every idle session; returns how many were closed."""
         reaped = 0
-        for session in self.idle():
+        for slot in self.idle():
             # closing the ones before may take seconds (a JVM shutting down): a client may have come back
-            if not self.is_idle(session):
+            if not self.is_idle(slot):
                 continue
-            log.info("reaping idle %s session %d", self.env_cls.name, session.id)
-            await self.close(session)
+            log.info("reaping idle %s session %d", self.env_cls.name, slot.id)
+            await self.close(slot)
             reaped += 1
         return reaped
 
     async def close_all(self) -> None:
-        for session in list(self.sessions.values()):
-            await self.close(session)
+        for slot in list(self.slots.values()):
+            await self.close(slot)

@@ -12,9 +12,11 @@ given as ``bc_model``, then evaluated.  Each iteration ``m = 1..M`` then
 3. **trains** a new agent on the merged set **from the base model** (not from the previous agent);
 4. **evaluates** it on the ``eval_split``.
 
-Everything lands under ``output_dir`` (see :mod:`agentenv.trainer.runs`): ``iter_m/explore.jsonl``,
-``kept.jsonl``, ``train.jsonl``, ``model/``, ``eval.jsonl`` (+ reports), ``stages.json``, and at the top
-``summary.json`` and ``curve.png``.  Rerunning the same command resumes a killed run at the stage it was in.
+The loop, its run folder and resume are the staged run's (:mod:`agentenv.trainer.staged`); this file supplies
+the filter-and-merge stage and training from the base model.  Everything lands under ``output_dir``:
+``iter_m/explore.jsonl``, ``kept.jsonl``, ``train.jsonl``, ``model/``, ``eval.jsonl`` (+ reports),
+``stages.json``, and at the top ``summary.json`` and ``curve.png``.  Rerunning the same command resumes a
+killed run at the stage it was in.
 """
 
 from __future__ import annotations
@@ -22,21 +24,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, read_trajectories, write_trajectories
 from agentenv.trainer.bc import BCConfig
-from agentenv.trainer.config_args import field_defaults
 from agentenv.trainer.launch import run_training
-from agentenv.trainer.rollouts import (
-    RolloutSettings,
-    close_sources,
-    open_sources,
-    task_indices,
-)
+from agentenv.trainer.rollouts import RolloutSettings
 from agentenv.trainer.rollouts import keep_threshold as env_keep_threshold
-from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
+from agentenv.trainer.runs import IterationDir
+from agentenv.trainer.staged import StagedRun, tasks_with_data
 
 PER_ITEM_POLICIES = ("distinct", "best")
 MERGE_STRATEGIES = ("initial", "previous")
@@ -115,11 +112,6 @@ def merge_trajectories(base: Iterable[Trajectory], new: Iterable[Trajectory]) ->
     return merged
 
 
-def latest_samples(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
-    """One trajectory per (item id, sample index): the last written (a rerun may append a newer one)."""
-    return list({(t.item_id, t.meta.get("sample", 0)): t for t in trajectories}.values())
-
-
 def _order(t: Trajectory) -> tuple[str, int, str, int]:
     try:
         idx = t.data_idx
@@ -136,6 +128,12 @@ class AgentEvolConfig(RolloutSettings, BCConfig):
     """AgentEvol settings.  ``model`` is the base model every iteration is trained from, ``data`` the
     initial (expert) trajectories, ``output_dir`` the run folder; the training fields (learning rate,
     epochs, batch size ...) apply to every iteration's behavioural cloning."""
+
+    sections: ClassVar[dict[str, tuple[str, ...]]] = {
+        "iterations": ("bc_model", "iterations", "train_launcher"),
+        "exploration": ("samples_per_instruction", "explore_temperature", "explore_items"),
+        "selection": ("keep_threshold", "merge", "per_item"),
+    }
 
     #: an already trained BC agent used as iteration 0 (default: train it from model on data)
     bc_model: str = ""
@@ -157,6 +155,66 @@ class AgentEvolConfig(RolloutSettings, BCConfig):
     train_launcher: str = ""
 
 
+class AgentEvol(StagedRun):
+    """AgentEvol's stages: keep the rewarded explored trajectories, merge them, retrain from the base model."""
+
+    algorithm: ClassVar[str] = "agentevol"
+    select_stage: ClassVar[str] = "filtered"
+    cfg: AgentEvolConfig
+
+    def prepare(self) -> None:
+        cfg = self.cfg
+        if cfg.merge not in MERGE_STRATEGIES:
+            raise ValueError(f"merge must be one of {MERGE_STRATEGIES}, not {cfg.merge!r}")
+        if cfg.per_item not in PER_ITEM_POLICIES:
+            raise ValueError(f"per_item must be one of {PER_ITEM_POLICIES}, not {cfg.per_item!r}")
+        if cfg.explore_items not in ("split", "data"):
+            raise ValueError(f"explore_items must be split or data, not {cfg.explore_items!r}")
+        if not cfg.data:
+            raise ValueError("data: give the initial (expert) trajectory files")
+        from agentenv.data.dataset import expand_paths
+
+        self.initial = [t for f in expand_paths(cfg.data) for t in read_trajectories(f)]
+
+    def initial_model(self, it: IterationDir) -> dict[str, Any]:
+        cfg = self.cfg
+        model = cfg.bc_model or run_training("bc", self._bc_config(list(cfg.data), it / "model"), cfg.train_launcher)
+        return {"model": str(model), "train_size": len(self.initial)}
+
+    def explore_tasks(self) -> dict[str, list[int]]:
+        return self.split_tasks(tasks_with_data(self.initial) if self.cfg.explore_items == "data" else None)
+
+    def select(self, it: IterationDir, explored: list[Trajectory]) -> dict[str, Any]:
+        cfg = self.cfg
+        thresholds = {env: env_keep_threshold(src, cfg.keep_threshold) for env, src in self.envs.items()}
+        kept = select_explored(
+            (t for t in explored if t.env in self.envs),
+            thresholds,
+            per_item=cfg.per_item,
+            max_per_item=cfg.samples_per_instruction,
+        )
+        previous = IterationDir(self.run_dir, it.iteration - 1) / "train.jsonl"
+        base = self.initial if cfg.merge == "initial" or it.iteration == 1 else list(read_trajectories(previous))
+        train_set = merge_trajectories(base, kept)
+        write_trajectories(it / "kept.jsonl", kept)
+        write_trajectories(it / "train.jsonl", train_set)
+        return {"kept": len(kept), "train_size": len(train_set), "thresholds": thresholds}
+
+    def train(self, it: IterationDir, model: str) -> dict[str, Any]:
+        """From the base model (not the previous agent), on the merged set."""
+        out = run_training("bc", self._bc_config([str(it / "train.jsonl")], it / "model"), self.cfg.train_launcher)
+        return {"model": str(out), "train_size": it.info(self.select_stage)["train_size"]}
+
+    def summary(self, it: IterationDir) -> dict[str, Any]:
+        return {"kept": it.info(self.select_stage)["kept"]} if it.iteration else {}
+
+    def _bc_config(self, data: list[str], out: Path) -> BCConfig:
+        """This run's training settings, from the base model, on ``data``, into ``out``."""
+        settings = {f.name: getattr(self.cfg, f.name) for f in fields(BCConfig)}
+        settings.update(model=self.cfg.model, data=data, output_dir=str(out))
+        return BCConfig(**settings)
+
+
 def run_agentevol(
     cfg: AgentEvolConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True
 ) -> dict[str, Any]:
@@ -165,104 +223,4 @@ def run_agentevol(
     ``sources`` (env name -> :class:`~agentenv.controller.sources.EnvSource`) replaces the HTTP servers or
     ``local`` envs for the envs it names, e.g. ``{"toy": LocalEnv(ToyEnv)}``.
     """
-    return evolve(cfg, "agentevol", sources=sources, progress=progress)
-
-
-def evolve(
-    cfg: AgentEvolConfig,
-    algorithm: str,
-    *,
-    sources: Mapping[str, EnvSource] | None = None,
-    progress: bool = True,
-) -> dict[str, Any]:
-    """The explore / filter / merge / retrain-from-base / evaluate loop shared by AgentEvol and RFT."""
-    if cfg.merge not in MERGE_STRATEGIES:
-        raise ValueError(f"merge must be one of {MERGE_STRATEGIES}, not {cfg.merge!r}")
-    if cfg.per_item not in PER_ITEM_POLICIES:
-        raise ValueError(f"per_item must be one of {PER_ITEM_POLICIES}, not {cfg.per_item!r}")
-    if cfg.explore_items not in ("split", "data"):
-        raise ValueError(f"explore_items must be split or data, not {cfg.explore_items!r}")
-    if not cfg.data:
-        raise ValueError("data: give the initial (expert) trajectory files")
-    run = Path(cfg.output_dir)
-    check_run_config(run, cfg.to_json() | {"algorithm": algorithm}, defaults=field_defaults(type(cfg)))
-    envs = open_sources(cfg, sources)
-    try:
-        from agentenv.data.dataset import expand_paths
-
-        initial = [t for f in expand_paths(cfg.data) for t in read_trajectories(f)]
-        results: dict[int, dict[str, Any]] = {}
-
-        it = IterationDir(run, 0)
-        if not it.done("trained"):
-            if cfg.bc_model:
-                it.mark("trained", model=cfg.bc_model, train_size=len(initial))
-            else:
-                model = run_training("bc", _bc_config(cfg, list(cfg.data), it / "model"), cfg.train_launcher)
-                it.mark("trained", model=str(model), train_size=len(initial))
-        model = it.info("trained")["model"]
-        results[0] = evaluate_stage(cfg, envs, it, model, progress)
-        write_summary(run, algorithm, results)
-
-        previous_set = initial
-        for m in range(1, cfg.iterations + 1):
-            it = IterationDir(run, m)
-            if not it.done("explored"):
-                explore_stage(cfg, envs, it, model, _explore_tasks(cfg, envs, initial), progress)
-            if not it.done("filtered"):
-                explored = latest_samples(read_trajectories(it / "explore.jsonl"))
-                thresholds = {env: env_keep_threshold(src, cfg.keep_threshold) for env, src in envs.items()}
-                kept = select_explored(
-                    (t for t in explored if t.env in envs),
-                    thresholds,
-                    per_item=cfg.per_item,
-                    max_per_item=cfg.samples_per_instruction,
-                )
-                base = initial if cfg.merge == "initial" else previous_set
-                train_set = merge_trajectories(base, kept)
-                write_trajectories(it / "kept.jsonl", kept)
-                write_trajectories(it / "train.jsonl", train_set)
-                it.mark(
-                    "filtered",
-                    explored=len(explored),
-                    kept=len(kept),
-                    train_size=len(train_set),
-                    thresholds=thresholds,
-                )
-            previous_set = list(read_trajectories(it / "train.jsonl"))
-            if not it.done("trained"):
-                out = run_training(
-                    "bc", _bc_config(cfg, [str(it / "train.jsonl")], it / "model"), cfg.train_launcher
-                )
-                it.mark("trained", model=str(out), train_size=len(previous_set))
-            model = it.info("trained")["model"]
-            results[m] = evaluate_stage(cfg, envs, it, model, progress)
-            results[m]["kept"] = it.info("filtered")["kept"]
-            write_summary(run, algorithm, results)
-        return write_summary(run, algorithm, results)
-    finally:
-        close_sources(envs, sources)
-
-
-def _bc_config(cfg: AgentEvolConfig, data: list[str], out: Path) -> BCConfig:
-    """This run's training settings, from the base model, on ``data``, into ``out``."""
-    settings = {f.name: getattr(cfg, f.name) for f in fields(BCConfig)}
-    settings.update(model=cfg.model, data=data, output_dir=str(out))
-    return BCConfig(**settings)
-
-
-def _explore_tasks(
-    cfg: AgentEvolConfig, envs: Mapping[str, EnvSource], initial: list[Trajectory]
-) -> dict[str, list[int]]:
-    tasks = {env: task_indices(src, cfg.explore_split, cfg.explore_tasks) for env, src in envs.items()}
-    if cfg.explore_items == "data":
-        in_data: dict[str, set[int]] = {}
-        for t in initial:
-            try:
-                in_data.setdefault(t.env, set()).add(t.data_idx)
-            except ValueError:
-                continue
-        tasks = {env: [i for i in indices if i in in_data.get(env, ())] for env, indices in tasks.items()}
-    if cfg.explore_limit > 0:
-        tasks = {env: indices[: cfg.explore_limit] for env, indices in tasks.items()}
-    return tasks
+    return AgentEvol(cfg, sources=sources, progress=progress).run()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from agentenv.trainer.engine import (
     TrainConfig,
@@ -29,6 +30,8 @@ from agentenv.trainer.engine import (
 @dataclass(kw_only=True)
 class BCConfig(TrainConfig):
     """Behavioural cloning settings (on top of :class:`TrainConfig`)."""
+
+    sections: ClassVar[dict[str, tuple[str, ...]]] = {"data": ("data", "packing", "num_proc")}
 
     #: AgentTraj .json / .jsonl files or folders of them
     data: list[str] = field(default_factory=list)

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from agentenv.controller.report import normalised
 from agentenv.controller.sources import EnvSource
@@ -22,6 +22,10 @@ from agentenv.trainer.rollouts import EnvSettings, close_sources, open_sources, 
 @dataclass(kw_only=True)
 class BestOfNConfig(EnvSettings):
     """Best-of-N settings."""
+
+    sections: ClassVar[dict[str, tuple[str, ...]]] = {
+        "Best-of-N": ("agent", "out", "n", "temperature", "seed", "split", "limit", "api_key"),
+    }
 
     #: the agent: hf:PATH, openai:MODEL@URL or expert
     agent: str

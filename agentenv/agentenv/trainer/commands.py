@@ -92,7 +92,7 @@ TRAIN_COMMANDS: dict[str, tuple[str, Callable[[], type], Callable[[argparse.Name
 def add_train_commands(sub: Any) -> None:
     """Add one subparser per training algorithm to ``sub``."""
     for name, (help_text, config_class, handler) in TRAIN_COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        p = sub.add_parser(name, help=help_text, description=help_text, usage="%(prog)s [options]")
         add_dataclass_args(p, config_class())
         p.set_defaults(func=handler)
 
@@ -104,6 +104,8 @@ def add_commands(sub: Any) -> None:
 
     from agentenv.trainer.best_of_n import BestOfNConfig
 
-    bon = sub.add_parser("best-of-n", help="Best-of-N evaluation: N samples per task, a task succeeds if any does")
+    bon = sub.add_parser(
+        "best-of-n", help="Best-of-N evaluation: N samples per task, a task succeeds if any does", usage="%(prog)s [options]"
+    )
     add_dataclass_args(bon, BestOfNConfig)
     bon.set_defaults(func=_best_of_n)

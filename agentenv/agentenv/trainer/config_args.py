@@ -1,7 +1,10 @@
 """Command-line flags generated from a config dataclass, so the CLI and the Python API never drift apart.
 
 Every field becomes ``--field-name`` (booleans get ``--x / --no-x``, lists take several values); a
-``--config FILE.json`` supplies values first and explicit flags override them.
+``--config FILE.json`` supplies values first and explicit flags override them.  ``--help`` shows the flags
+in the sections the config classes name (``sections``: title -> field names), so experimental knobs sit
+apart from the settings every run sets.  The rule for resuming a run with changed settings is here too, one
+for training runs and iterative run folders alike (:data:`RESUMABLE_SETTINGS`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,42 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+#: settings a run may change when it is resumed: where and how it runs, saves and logs, not what it
+#: computes.  A training run's checkpoints and an iterative run's folder follow this one list.
+RESUMABLE_SETTINGS = frozenset(
+    {
+        "output_dir", "resume", "save_every", "save_total_limit", "delete_checkpoints_when_done", "log_every",
+        "cpu", "attn_implementation", "deepspeed", "gradient_checkpointing", "mixed_precision", "num_proc",
+        "iterations", "train_launcher", "concurrency", "agent_batch_size", "urls", "local",
+    }
+)  # fmt: skip
+
+
+def changed_settings(
+    saved: dict[str, Any], now: dict[str, Any], defaults: dict[str, Any] | None = None,
+    resumable: frozenset[str] | tuple[str, ...] = RESUMABLE_SETTINGS,
+) -> list[str]:
+    """The settings of ``now`` that differ from a saved run's and would change what it computes; a setting
+    the saved run does not have (added since) counts as its value in ``defaults``."""
+    defaults = defaults or {}
+    return sorted(k for k in now if k not in resumable and saved.get(k, defaults.get(k)) != now[k])
+
+
+def sections(cls: type) -> dict[str, list[str]]:
+    """Section title -> the fields of ``cls`` in it, in the order the config classes name them (base
+    classes first); fields no class places go to "other settings"."""
+    titled: dict[str, list[str]] = {}
+    placed: set[str] = set()
+    names = [f.name for f in dataclasses.fields(cls)]
+    for klass in reversed(cls.__mro__):
+        for title, members in klass.__dict__.get("sections", {}).items():
+            for name in members:
+                if name in names and name not in placed:
+                    titled.setdefault(title, []).append(name)
+                    placed.add(name)
+    rest = [n for n in names if n not in placed]
+    return titled | ({"other settings": rest} if rest else {})
 
 
 def _field_doc(cls: type, name: str) -> str:
@@ -61,31 +100,36 @@ def field_defaults(config_class: type) -> dict[str, Any]:
 
 
 def add_dataclass_args(parser: argparse.ArgumentParser, cls: type) -> None:
-    """Add ``--config`` and one flag per field of ``cls``."""
+    """Add ``--config`` and one flag per field of ``cls``, in its sections."""
     parser.add_argument("--config", help="a JSON file of settings (flags override it)")
     hints = typing.get_type_hints(cls)
     defaults = field_defaults(cls)
-    for f in dataclasses.fields(cls):
-        flag = "--" + f.name.replace("_", "-")
-        kind = hints[f.name]
-        origin, args = typing.get_origin(kind), typing.get_args(kind)
-        required = f.name not in defaults
-        default = defaults.get(f.name)
-        help_text = _field_doc(cls, f.name)
-        if default not in (None, "", []) or kind is bool:
-            help_text += f" (default: {default})"
-        if required:
-            help_text += " (required)"
-        common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text.strip()}
-        if kind is bool:
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
-        elif origin in (list, tuple):
-            parser.add_argument(flag, nargs="+", type=args[0] if args else str, **common)
-        elif origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
-            inner = next(a for a in args if a is not type(None))
-            parser.add_argument(flag, type=inner, **common)
-        else:
-            parser.add_argument(flag, type=kind, **common)
+    by_name = {f.name: f for f in dataclasses.fields(cls)}
+    for title, names in sections(cls).items():
+        group = parser.add_argument_group(title)
+        for name in names:
+            _add_field(group, cls, by_name[name], hints[name], defaults)
+
+
+def _add_field(parser: Any, cls: type, f: dataclasses.Field, kind: Any, defaults: dict[str, Any]) -> None:
+    flag = "--" + f.name.replace("_", "-")
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    default = defaults.get(f.name)
+    help_text = _field_doc(cls, f.name)
+    if default not in (None, "", []) or kind is bool:
+        help_text += f" (default: {default})"
+    if f.name not in defaults:
+        help_text += " (required)"
+    common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text.strip()}
+    if kind is bool:
+        parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
+    elif origin in (list, tuple):
+        parser.add_argument(flag, nargs="+", type=args[0] if args else str, **common)
+    elif origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
+        inner = next(a for a in args if a is not type(None))
+        parser.add_argument(flag, type=inner, **common)
+    else:
+        parser.add_argument(flag, type=kind, **common)
 
 
 def dataclass_from_args(cls: type[T], args: argparse.Namespace) -> T:

@@ -39,7 +39,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from agentenv.data.trajectory import Trajectory, Turn, read_jsonl, write_jsonl
 from agentenv.trainer.engine import (
@@ -296,6 +296,11 @@ class PairCollator:
 @dataclass(kw_only=True)
 class DPOConfig(TrainConfig):
     """DPO settings (ETO's defaults: lr 1e-6, beta 0.1, 3 epochs)."""
+
+    sections: ClassVar[dict[str, tuple[str, ...]]] = {
+        "preference": ("pairs", "beta"),
+        "experimental": ("nll_weight", "loss_type", "preference_span"),
+    }
 
     #: pair files (JSONL, or ETO's JSON list)
     pairs: list[str] = field(default_factory=list)

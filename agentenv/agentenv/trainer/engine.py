@@ -27,9 +27,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from agentenv.data.trajectory import read_jsonl, write_json, write_text_atomic
+from agentenv.trainer.config_args import changed_settings, field_defaults
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,16 @@ LOG_FILE = "train_log.jsonl"
 class TrainConfig:
     """Settings every trainer shares.  ``batch_size`` is per process and micro-batch: the global batch is
     ``batch_size * gradient_accumulation_steps * processes``."""
+
+    sections: ClassVar[dict[str, tuple[str, ...]]] = {
+        "model": ("model", "output_dir", "template", "max_length", "attn_implementation"),
+        "training": (
+            "learning_rate", "num_epochs", "max_steps", "batch_size", "gradient_accumulation_steps", "lr_scheduler",
+            "warmup_ratio", "weight_decay", "adam_beta1", "adam_beta2", "adam_epsilon", "max_grad_norm", "seed",
+        ),
+        "checkpoints and logs": ("save_every", "save_total_limit", "delete_checkpoints_when_done", "resume", "log_every"),
+        "hardware": ("cpu", "mixed_precision", "gradient_checkpointing", "deepspeed"),
+    }  # fmt: skip
 
     #: the model to start from: a Hugging Face folder (or hub name where a hub is reachable)
     model: str
@@ -107,16 +118,6 @@ LR_SCHEDULERS = ("cosine", "linear", "constant")
 MIXED_PRECISION = ("auto", "no", "bf16", "fp16")
 GRADIENT_CHECKPOINTING = ("auto", "on", "off")
 
-#: settings a resumed run may change: where and how often it saves and logs, and how it runs, not what it
-#: optimises
-RESUMABLE_CHANGES = frozenset(
-    {
-        "output_dir", "resume", "save_every", "save_total_limit", "delete_checkpoints_when_done", "log_every",
-        "cpu", "attn_implementation", "deepspeed", "gradient_checkpointing", "mixed_precision",
-    }
-)
-
-
 def check_train_settings(cfg: TrainConfig) -> None:
     """Refuse settings no run can use, before any model is loaded (``ValueError`` naming the setting)."""
     positive = ("batch_size", "gradient_accumulation_steps", "log_every", "max_length")
@@ -137,12 +138,6 @@ def check_train_settings(cfg: TrainConfig) -> None:
     ):
         if getattr(cfg, name) not in allowed:
             raise ValueError(f"{name} must be one of {allowed}, not {getattr(cfg, name)!r}")
-
-
-def changed_settings(saved: dict[str, Any], cfg: TrainConfig) -> list[str]:
-    """The settings of ``cfg`` that differ from a checkpoint's ``saved`` ones and change what is optimised."""
-    now = cfg.to_json()
-    return sorted(k for k in now.keys() - RESUMABLE_CHANGES if k in saved and saved[k] != now[k])
 
 
 class Objective(Protocol):
@@ -361,7 +356,7 @@ def fit(
                 f"{checkpoint} belongs to a run of {saved['total_steps']} steps, this one has {steps}: "
                 "rerun with the first run's settings, or with --no-resume to start over"
             )
-        changed = changed_settings(saved.get("config", {}), cfg)
+        changed = changed_settings(saved.get("config", {}), cfg.to_json(), field_defaults(type(cfg)))
         if changed:
             raise ValueError(
                 f"{checkpoint} was saved with other settings ({', '.join(changed)}): rerun with the first "

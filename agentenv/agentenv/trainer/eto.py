@@ -19,7 +19,8 @@ trained from ``model`` on ``expert_data`` (ETO's SFT: 3 epochs, lr 2e-5).  It is
 
 ETO's published settings: DPO lr 1e-6 in the first iteration and 5e-7 later, beta 0.1 (0.5 for ALFWorld and
 later iterations), 3 epochs, global batch 32 — ``iteration_learning_rates`` / ``iteration_betas`` set them
-per iteration.  The run folder is laid out like AgentEvol's (:mod:`agentenv.trainer.runs`) and resumes the same way.
+per iteration.  The loop, its run folder and resume are the staged run's (:mod:`agentenv.trainer.staged`); this
+file supplies the pairing stage and DPO from the previous agent.
 """
 
 from __future__ import annotations
@@ -27,32 +28,26 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, read_trajectories
-from agentenv.trainer.agentevol import content_key, latest_samples
+from agentenv.trainer.agentevol import content_key
 from agentenv.trainer.bc import BCConfig
-from agentenv.trainer.config_args import field_defaults
 from agentenv.trainer.dpo import (
     DPOConfig,
     PreferencePair,
     check_objective,
     check_pairing,
     make_pair,
-    read_pairs,
     tokenize_pairs,
     write_pairs,
 )
 from agentenv.trainer.engine import TrainConfig
 from agentenv.trainer.launch import run_training
-from agentenv.trainer.rollouts import (
-    RolloutSettings,
-    close_sources,
-    open_sources,
-    task_indices,
-)
-from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
+from agentenv.trainer.rollouts import RolloutSettings
+from agentenv.trainer.runs import IterationDir
+from agentenv.trainer.staged import StagedRun, tasks_with_data
 
 #: what an explored trajectory is paired with: its instruction's expert trajectory (ETO), or the agent's
 #: own best explored trajectory of that instruction (on-policy pairs: the winner is behaviour the agent
@@ -111,6 +106,16 @@ def check_pair_with(pair_with: str, samples_per_instruction: int | None = None) 
 class ETOConfig(RolloutSettings, TrainConfig):
     """ETO settings.  ``model`` is the SFT agent (or the base model when ``sft`` is on); the training
     fields apply to every DPO stage (ETO's defaults: lr 1e-6, 3 epochs, warmup 0.1)."""
+
+    sections: ClassVar[dict[str, tuple[str, ...]]] = {
+        "iterations": (
+            "expert_data", "sft", "sft_learning_rate", "sft_epochs", "iterations", "iteration_learning_rates",
+            "iteration_betas", "train_launcher",
+        ),
+        "exploration": ("samples_per_instruction", "explore_temperature"),
+        "pairing": ("beta", "rejected_extra_rounds", "pair_by"),
+        "experimental": ("nll_weight", "loss_type", "preference_span", "pair_cut", "pair_with"),
+    }  # fmt: skip
 
     #: expert trajectories (the SFT set) the explored ones are paired with
     expert_data: list[str] = field(default_factory=list)
@@ -173,66 +178,58 @@ def _per_iteration(values: list[float], iteration: int, default: float) -> float
     return values[min(iteration, len(values)) - 1]
 
 
+class ETO(StagedRun):
+    """ETO's stages: pair each explored trajectory with its instruction's expert one, DPO from the previous agent."""
+
+    algorithm: ClassVar[str] = "eto"
+    select_stage: ClassVar[str] = "paired"
+    cfg: ETOConfig
+
+    def prepare(self) -> None:
+        cfg = self.cfg
+        if not cfg.expert_data:
+            raise ValueError("expert_data: give the expert trajectory files")
+        from agentenv.data.dataset import expand_paths
+
+        # an expert trajectory without a score (AgentGym's released files) is a successful demonstration
+        self.experts = [
+            t for f in expand_paths(cfg.expert_data) for t in read_trajectories(f, unscored_reward=1.0) if t.env in cfg.envs
+        ]
+
+    def initial_model(self, it: IterationDir) -> dict[str, Any]:
+        cfg = self.cfg
+        model = run_training("bc", _sft_config(cfg, it / "model"), cfg.train_launcher) if cfg.sft else cfg.model
+        return {"model": str(model), "train_size": len(self.experts)}
+
+    def explore_tasks(self) -> dict[str, list[int]]:
+        """The explore-split tasks that have an expert trajectory to pair with."""
+        return self.split_tasks(tasks_with_data(self.experts))
+
+    def select(self, it: IterationDir, explored: list[Trajectory]) -> dict[str, Any]:
+        cfg = self.cfg
+        pairs = build_pairs(self.experts, explored, cfg.rejected_extra_rounds, cfg.pair_cut, cfg.pair_by, cfg.pair_with)
+        write_pairs(it / "pairs.jsonl", pairs)
+        previous = IterationDir(self.run_dir, it.iteration - 1).info("trained")["model"]
+        return {"pairs": len(pairs), "trainable": trainable_pairs(pairs, _dpo_config(cfg, it, previous))}
+
+    def train(self, it: IterationDir, model: str) -> dict[str, Any]:
+        """DPO from the previous agent, which is also the frozen reference."""
+        paired = it.info(self.select_stage)
+        if paired.get("trainable", paired["pairs"]) == 0:  # nothing to learn from: the agent stays
+            return {"model": str(model), "skipped": "no pairs within max_length" if paired["pairs"] else "no pairs"}
+        out = run_training("dpo", _dpo_config(self.cfg, it, model), self.cfg.train_launcher)
+        m = it.iteration
+        return {"model": str(out), "pairs": paired["pairs"], "beta": self.cfg.beta_for(m), "learning_rate": self.cfg.learning_rate_for(m)}
+
+    def summary(self, it: IterationDir) -> dict[str, Any]:
+        return {"pairs": it.info(self.select_stage)["pairs"]} if it.iteration else {}
+
+
 def run_eto(
     cfg: ETOConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True
 ) -> dict[str, Any]:
     """Run (or resume) ETO; returns the summary (also in ``<output_dir>/summary.json``)."""
-    if not cfg.expert_data:
-        raise ValueError("expert_data: give the expert trajectory files")
-    run = Path(cfg.output_dir)
-    check_run_config(run, cfg.to_json() | {"algorithm": "eto"}, defaults=field_defaults(type(cfg)))
-    envs = open_sources(cfg, sources)
-    try:
-        from agentenv.data.dataset import expand_paths
-
-        # an expert trajectory without a score (AgentGym's released files) is a successful demonstration
-        experts = [
-            t for f in expand_paths(cfg.expert_data) for t in read_trajectories(f, unscored_reward=1.0) if t.env in envs
-        ]
-        results: dict[int, dict[str, Any]] = {}
-
-        it = IterationDir(run, 0)
-        if not it.done("trained"):
-            model = cfg.model
-            if cfg.sft:
-                model = run_training("bc", _sft_config(cfg, it / "model"), cfg.train_launcher)
-            it.mark("trained", model=str(model), train_size=len(experts))
-        model = it.info("trained")["model"]
-        results[0] = evaluate_stage(cfg, envs, it, model, progress)
-        write_summary(run, "eto", results)
-
-        for m in range(1, cfg.iterations + 1):
-            it = IterationDir(run, m)
-            if not it.done("explored"):
-                explore_stage(cfg, envs, it, model, _explore_tasks(cfg, envs, experts), progress)
-            if not it.done("paired"):
-                explored = latest_samples(read_trajectories(it / "explore.jsonl"))
-                pairs = build_pairs(
-                    experts, explored, cfg.rejected_extra_rounds, cfg.pair_cut, cfg.pair_by, cfg.pair_with
-                )
-                write_pairs(it / "pairs.jsonl", pairs)
-                trainable = trainable_pairs(pairs, _dpo_config(cfg, m, model, it))
-                it.mark("paired", explored=len(explored), pairs=len(pairs), trainable=trainable)
-            if not it.done("trained"):
-                paired = it.info("paired")
-                if paired.get("trainable", paired["pairs"]) == 0:  # nothing to learn from: the agent stays
-                    it.mark("trained", model=str(model), skipped="no pairs within max_length" if paired["pairs"] else "no pairs")
-                else:
-                    out = run_training("dpo", _dpo_config(cfg, m, model, it), cfg.train_launcher)
-                    it.mark(
-                        "trained",
-                        model=str(out),
-                        pairs=sum(1 for _ in read_pairs(it / "pairs.jsonl")),
-                        beta=cfg.beta_for(m),
-                        learning_rate=cfg.learning_rate_for(m),
-                    )
-            model = it.info("trained")["model"]
-            results[m] = evaluate_stage(cfg, envs, it, model, progress)
-            results[m]["pairs"] = it.info("paired")["pairs"]
-            write_summary(run, "eto", results)
-        return write_summary(run, "eto", results)
-    finally:
-        close_sources(envs, sources)
+    return ETO(cfg, sources=sources, progress=progress).run()
 
 
 def trainable_pairs(pairs: list[PreferencePair], dpo: DPOConfig) -> int:
@@ -243,25 +240,6 @@ def trainable_pairs(pairs: list[PreferencePair], dpo: DPOConfig) -> int:
 
     examples, _ = tokenize_pairs(pairs, load_tokenizer(dpo), dpo.max_length, dpo.preference_span)
     return len(examples)
-
-
-def _explore_tasks(
-    cfg: ETOConfig, envs: Mapping[str, EnvSource], experts: list[Trajectory]
-) -> dict[str, list[int]]:
-    """The explore-split tasks that have an expert trajectory to pair with."""
-    with_expert: dict[str, set[int]] = {}
-    for t in experts:
-        try:
-            with_expert.setdefault(t.env, set()).add(t.data_idx)
-        except ValueError:
-            continue
-    tasks = {}
-    for env, src in envs.items():
-        indices = task_indices(src, cfg.explore_split, cfg.explore_tasks)
-        tasks[env] = [i for i in indices if i in with_expert.get(env, ())]
-    if cfg.explore_limit > 0:
-        tasks = {env: indices[: cfg.explore_limit] for env, indices in tasks.items()}
-    return tasks
 
 
 def _train_settings(cfg: ETOConfig) -> dict[str, Any]:
@@ -280,7 +258,8 @@ def _sft_config(cfg: ETOConfig, out: Path) -> BCConfig:
     return BCConfig(**settings)
 
 
-def _dpo_config(cfg: ETOConfig, m: int, model: str, it: IterationDir) -> DPOConfig:
+def _dpo_config(cfg: ETOConfig, it: IterationDir, model: str) -> DPOConfig:
+    m = it.iteration
     settings = _train_settings(cfg)
     settings.update(
         model=str(model),

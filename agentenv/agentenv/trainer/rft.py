@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from agentenv.controller.sources import EnvSource
-from agentenv.trainer.agentevol import AgentEvolConfig, evolve
+from agentenv.trainer.agentevol import AgentEvol, AgentEvolConfig
 
 
 @dataclass(kw_only=True)
@@ -29,8 +29,12 @@ class RFTConfig(AgentEvolConfig):
     explore_items: str = "data"
 
 
+class RFT(AgentEvol):
+    algorithm: ClassVar[str] = "rft"
+
+
 def run_rft(
     cfg: RFTConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True
 ) -> dict[str, Any]:
     """Run (or resume) RFT; returns the summary (also in ``<output_dir>/summary.json``)."""
-    return evolve(cfg, "rft", sources=sources, progress=progress)
+    return RFT(cfg, sources=sources, progress=progress).run()

@@ -16,7 +16,7 @@ import gc
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from agentenv.controller.sources import EnvSource
 from agentenv.env import info_splits
@@ -25,6 +25,10 @@ from agentenv.env import info_splits
 @dataclass(kw_only=True)
 class EnvSettings:
     """Which environments to use and how episodes run on them."""
+
+    sections: ClassVar[dict[str, tuple[str, ...]]] = {
+        "environments": ("envs", "urls", "local", "max_rounds", "concurrency", "max_new_tokens", "agent_batch_size"),
+    }
 
     #: environment names, e.g. maze wordle babyai
     envs: list[str] = field(default_factory=list)
@@ -46,6 +50,11 @@ class EnvSettings:
 @dataclass(kw_only=True)
 class RolloutSettings(EnvSettings):
     """Environments, plus the splits an iterative trainer explores and evaluates on."""
+
+    sections: ClassVar[dict[str, tuple[str, ...]]] = {
+        "exploration": ("explore_split", "explore_limit", "explore_tasks"),
+        "evaluation": ("eval_split", "eval_limit", "eval_tasks", "eval_temperature"),
+    }
 
     #: split explored for new trajectories
     explore_split: str = "train"
@@ -71,7 +80,7 @@ def open_sources(cfg: EnvSettings, given: Mapping[str, EnvSource] | None = None)
     missing = [env for env in cfg.envs if not (given and env in given)]
     if cfg.local and missing:
         from agentenv.controller.sources import LocalEnv
-        from agentenv.envs.registry import env_class
+        from agentenv.registry import env_class
 
         sources.update({env: LocalEnv(env_class(env)) for env in missing})
     elif missing:
@@ -96,7 +105,7 @@ def close_sources(sources: Mapping[str, EnvSource], given: Mapping[str, EnvSourc
 
 
 def _default_url(env: str) -> str:
-    from agentenv.envs.registry import default_url
+    from agentenv.registry import default_url
 
     return default_url(env)
 

@@ -23,27 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from agentenv.data.trajectory import write_json
+from agentenv.trainer.config_args import RESUMABLE_SETTINGS, changed_settings
 
 STAGES_FILE = "stages.json"
 
-#: settings that may change when a run is resumed (where and how fast it runs, not what it computes)
-VOLATILE_SETTINGS = (
-    "iterations",
-    "train_launcher",
-    "deepspeed",
-    "concurrency",
-    "agent_batch_size",
-    "resume",
-    "num_proc",
-    "urls",
-    "local",
-    "save_every",
-    "save_total_limit",
-    "delete_checkpoints_when_done",
-    "log_every",
-    "cpu",
-    "attn_implementation",
-)
 SUMMARY_FILE = "summary.json"
 CURVE_FILE = "curve.png"
 
@@ -78,21 +61,15 @@ class IterationDir:
 def check_run_config(
     run_dir: Path,
     settings: dict[str, Any],
-    volatile: tuple[str, ...] = VOLATILE_SETTINGS,
+    volatile: frozenset[str] | tuple[str, ...] = RESUMABLE_SETTINGS,
     defaults: Mapping[str, Any] | None = None,
 ) -> None:
     """Save the run's settings, or refuse to resume a run folder that was started with different ones
-    (fields in ``volatile``, such as the number of iterations, may change between invocations).  A setting
-    the saved run does not have (added to the config since) counts as its value in ``defaults``."""
+    (settings in ``volatile``, such as the number of iterations, may change between invocations; see
+    :func:`~agentenv.trainer.config_args.changed_settings`)."""
     path = run_dir / "run_config.json"
-    defaults = defaults or {}
     if path.exists():
-        old = json.loads(path.read_text())
-        changed = sorted(
-            k
-            for k in set(old) | set(settings)
-            if k not in volatile and old.get(k, defaults.get(k)) != settings.get(k)
-        )
+        changed = changed_settings(json.loads(path.read_text()), settings, dict(defaults or {}), volatile)
         if changed:
             raise ValueError(
                 f"{run_dir} holds a run started with other settings ({', '.join(changed)}); "

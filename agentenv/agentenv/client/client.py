@@ -1,37 +1,26 @@
-"""``EnvClient``: the typed HTTP client of one environment, and ``EnvSession``, one live session."""
+"""``EnvClient``: the HTTP client of one environment, and ``EnvSession``, one live session on a server.
+
+Answers are parsed into the wire models of :mod:`agentenv.protocol`, and error answers raised as its
+error classes: an in-process :class:`~agentenv.session.LocalSession` answers with the same types.
+"""
 
 from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from agentenv.env import ExpertAction
-from agentenv.protocol import TOKEN_ENV_VAR
-
-from .errors import EnvError, ServerUnreachable, error_for
-
-
-@dataclass
-class ResetResult:
-    observation: str
-    data_idx: int | None
-    task_type: str
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
-
-
-@dataclass
-class StepResult:
-    observation: str
-    reward: float
-    score: float
-    done: bool
-    success: bool
-    info: dict[str, Any] = field(default_factory=dict)
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+from agentenv.protocol import (
+    TOKEN_ENV_VAR,
+    EnvError,
+    ResetResponse,
+    ServerUnreachable,
+    StepResponse,
+    error_for,
+)
 
 
 class EnvClient:
@@ -40,7 +29,7 @@ class EnvClient:
     Connection failures are retried ``retries`` times with exponential backoff: any request whose
     connection could not be opened, and idempotent GETs on any transport error.  A POST that may have
     reached the server (a step, say) is never sent twice.  Error answers raise
-    :class:`~agentenv.envs.errors.EnvError` subclasses named after their status.
+    :class:`~agentenv.protocol.EnvError` subclasses named after their status.
 
     ``token`` (default: the ``AGENTENV_TOKEN`` environment variable, as the server reads it) is sent as
     ``Authorization: Bearer <token>``.
@@ -64,7 +53,7 @@ class EnvClient:
         if self.env is None:
             raise ValueError("EnvClient needs an env name")
         if base_url is None:
-            from .registry import default_url
+            from agentenv.registry import default_url
 
             base_url = default_url(self.env)
         self.base_url = base_url.rstrip("/")
@@ -124,15 +113,11 @@ class EnvClient:
         answer = self._post("/create", {} if data_idx is None else {"data_idx": data_idx})
         return answer if isinstance(answer, int) else int(answer["id"])
 
-    def reset(self, sid: int, data_idx: int) -> ResetResult:
-        raw = self._post("/reset", {"id": sid, "data_idx": data_idx})
-        return ResetResult(raw["observation"], raw.get("data_idx"), raw.get("task_type", ""), raw)
+    def reset(self, sid: int, data_idx: int) -> ResetResponse:
+        return ResetResponse.model_validate(self._post("/reset", {"id": sid, "data_idx": data_idx}))
 
-    def step(self, sid: int, action: str) -> StepResult:
-        raw = self._post("/step", {"id": sid, "action": action})
-        return StepResult(
-            raw["observation"], raw["reward"], raw["score"], raw["done"], raw["success"], raw.get("info") or {}, raw
-        )
+    def step(self, sid: int, action: str) -> StepResponse:
+        return StepResponse.model_validate(self._post("/step", {"id": sid, "action": action}))
 
     def observation(self, sid: int) -> str:
         return self._get("/observation", sid)
@@ -182,10 +167,10 @@ class EnvSession:
         self.id = sid
         self.closed = False
 
-    def reset(self, data_idx: int) -> ResetResult:
+    def reset(self, data_idx: int) -> ResetResponse:
         return self.client.reset(self.id, data_idx)
 
-    def step(self, action: str) -> StepResult:
+    def step(self, action: str) -> StepResponse:
         return self.client.step(self.id, action)
 
     def observation(self) -> str:

@@ -13,8 +13,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from agentenv.env import Environment
-
-from .app import create_app
+from agentenv.server.app import create_app
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -7,9 +7,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from agentenv.protocol import ServerFull, ServerUnreachable
+from agentenv.registry import client_class
+
 from .client import EnvClient, EnvSession
-from .errors import ServerFull, ServerUnreachable
-from .registry import client_class
 
 
 class EnvPool:

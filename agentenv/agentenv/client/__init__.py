@@ -1,0 +1,33 @@
+"""HTTP clients of environment servers: ``EnvClient`` (one server), ``EnvSession`` (one live session) and
+``EnvPool`` (sessions spread over several servers).  Typed clients of single environments live in their
+packages (``Environment.client``); :func:`agentenv.registry.client_class` finds them."""
+
+from agentenv.protocol import (
+    BadRequest,
+    EnvCrashed,
+    EnvError,
+    EpisodeFinished,
+    EpisodeNotRunning,
+    ServerFull,
+    ServerUnreachable,
+    SessionNotFound,
+    Unauthorized,
+)
+
+from .client import EnvClient, EnvSession
+from .pool import EnvPool
+
+__all__ = [
+    "BadRequest",
+    "EnvClient",
+    "EnvCrashed",
+    "EnvError",
+    "EnvPool",
+    "EnvSession",
+    "EpisodeFinished",
+    "EpisodeNotRunning",
+    "ServerFull",
+    "ServerUnreachable",
+    "SessionNotFound",
+    "Unauthorized",
+]

@@ -1,0 +1,194 @@
+"""``LocalSession``: one environment instance under the protocol's rules.
+
+It is what a server serves behind each session id, and what in-process callers (tests, benchmarks,
+``--local`` runs) use directly, so both follow the same rules: a task index outside every split is
+refused (422), a step before a reset or after the episode's end too (409), a reply is reduced to its
+action as the server does, and an env that raises ends its session (500, the env closed).  Its methods
+answer with the wire models of :mod:`agentenv.protocol`, the same an HTTP client returns.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from agentenv.env import Environment, ExpertAction
+from agentenv.protocol import (
+    MAX_ACTION_CHARS,
+    BadRequest,
+    CreateResponse,
+    EnvCrashed,
+    EpisodeNotRunning,
+    ResetResponse,
+    SessionNotFound,
+    StepResponse,
+)
+from agentenv.react import extract_action
+
+log = logging.getLogger("agentenv.session")
+T = TypeVar("T")
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message`` of an exception, even one whose ``str`` raises (py4j's, once its gateway is shut)."""
+    try:
+        text = str(exc)
+    except Exception:
+        text = ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def task_index(env_cls: type[Environment], value: Any, field: str = "data_idx") -> int:
+    """``value`` as a task index of ``env_cls``, or :class:`BadRequest` saying why not."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest(f"{field} must be an integer task index, got {value!r}")
+    if not env_cls.serves(value):
+        splits = ", ".join(f"{k} {r.start}..{r.stop - 1}" for k, r in env_cls.splits.items())
+        raise BadRequest(f"task index {value} is outside every {env_cls.name} split ({splits})")
+    return value
+
+
+class LocalSession:
+    """One env instance (made here unless given) and the state of its current episode."""
+
+    def __init__(self, env_cls: type[Environment], session_id: int = 0, env: Environment | None = None) -> None:
+        self.env_cls = env_cls
+        self.id = session_id
+        self.env = env if env is not None else env_cls()
+        self.data_idx: int | None = None
+        #: ``True`` between a reset and the end of its episode: only then may the session step
+        self.running = False
+        #: ``True`` once an episode has begun (a reset, or a create that started a task)
+        self.started = False
+        self.score = 0.0
+        self.closed = False
+
+    @property
+    def name(self) -> str:
+        return self.env_cls.name
+
+    # --- the protocol ---------------------------------------------------------------------------------
+    def create(self, data_idx: int | None = None, /, **fields: Any) -> CreateResponse:
+        """What ``POST /create`` answers for this new session: with ``data_idx`` it is reset to that task;
+        other ``fields`` go to the env's :meth:`~agentenv.env.Environment.create` hook (AgentGym's own create
+        fields), whose refusal (``ValueError`` / ``TypeError``) is a 422 that closes the session."""
+        if data_idx is not None:
+            reset = self.reset(data_idx)
+            return CreateResponse(**reset.model_dump())
+        observation = self._call(lambda: self.env.create(**fields), rejects=(ValueError, TypeError))
+        answer: dict[str, Any] = {"id": self.id, "env_idx": self.id}
+        if observation is not None:
+            self.running = self.started = True
+            answer |= {"observation": observation, "done": False, "reward": 0.0, "score": 0.0}
+        return CreateResponse(**answer, **self._call(self.env.wire_extras, "create"))
+
+    def reset(self, data_idx: Any) -> ResetResponse:
+        index = task_index(self.env_cls, data_idx)
+        self._check_open()
+        observation = self._call(self.env.reset, index)
+        self.data_idx, self.running, self.started, self.score = index, True, True, 0.0
+        return ResetResponse(
+            id=self.id,
+            env_idx=self.id,
+            observation=observation,
+            data_idx=index,
+            task_type=self._call(self.env.task_type),
+            **self._call(self.env.wire_extras, "reset"),
+        )
+
+    def step(self, action: str) -> StepResponse:
+        """Step with ``action``: a bare action or a whole ReAct reply (its action is taken)."""
+        if len(action) > MAX_ACTION_CHARS:
+            raise BadRequest(f"an action is at most {MAX_ACTION_CHARS} characters, not {len(action)}")
+        if not action.isascii():
+            try:
+                action.encode("utf-8")
+            except UnicodeEncodeError as exc:  # a lone surrogate: the server's body model refuses it too
+                raise BadRequest(f"the action is not valid Unicode: {exc.reason} at {exc.start}") from None
+        self._check_open()
+        if not self.running:
+            why = "reset it first" if self.data_idx is None else "the episode is done; reset it first"
+            raise EpisodeNotRunning(f"{self.name} session {self.id} is not running: {why}")
+        result = self._call(self.env.step, extract_action(action))
+        self.score = float(result.score) if result.score is not None else self.score + float(result.reward)
+        self.running = not result.done
+        return StepResponse(
+            observation=result.observation,
+            reward=float(result.reward),
+            score=self.score,
+            done=result.done,
+            terminated=bool(result.terminated),
+            truncated=bool(result.truncated),
+            success=self.env_cls.is_success(self.score),
+            info=result.info,
+            **self._call(self.env.wire_extras, "step"),
+        )
+
+    def observation(self) -> str:
+        self._check_open()
+        return self._call(self.env.observation)
+
+    def available_actions(self) -> Any:
+        self._check_open()
+        return self._call(self.env.available_actions)
+
+    def expert(self) -> ExpertAction:
+        self._check_open()
+        if not self.running:
+            raise EpisodeNotRunning(f"{self.name} session {self.id} has no running episode")
+        return self._call(self.env.expert_action)
+
+    def detail(self) -> dict[str, Any]:
+        self._check_open()
+        found = self._call(self.env.detail)
+        return {"id": self.id, "data_idx": self.data_idx, "done": not self.running} | found
+
+    def query(self, route: str) -> Any:
+        """An env-specific query (``Wire.queries``); 409 before the first reset unless the env answers it
+        then."""
+        method = self.env_cls.wire.queries.get(route)
+        if method is None:
+            raise BadRequest(f"{self.name} has no query {route!r} (it has: {', '.join(self.env_cls.wire.queries)})")
+        self._check_open()
+        if not self.started and route not in self.env_cls.wire.queries_before_reset:
+            raise EpisodeNotRunning(f"{self.name} session {self.id} has no episode yet: reset it first")
+        return self._call(getattr(self.env, method))
+
+    def close(self) -> None:
+        """Free the env (its threads, subprocesses, browsers); closing twice is a no-op."""
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.env.close()
+        except Exception:
+            log.exception("closing %s session %d failed", self.name, self.id)
+
+    def __enter__(self) -> LocalSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"LocalSession({self.name!r}, id={self.id})"
+
+    # --- plumbing -------------------------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self.closed:
+            raise SessionNotFound(f"{self.name} session {self.id} was closed")
+
+    def _call(self, fn: Callable[..., T], *args: Any, rejects: tuple[type[Exception], ...] = ()) -> T:
+        """Run env code; an exception ends this session (the env is closed).  One of a ``rejects`` type is
+        the env refusing the request's input (422), any other a crash (500)."""
+        try:
+            return fn(*args)
+        except Exception as exc:
+            what = describe(exc)  # before closing: closing the env may leave the exception unprintable
+            if not isinstance(exc, rejects):
+                log.exception("%s session %d crashed", self.name, self.id)
+            self.close()
+            if isinstance(exc, rejects):
+                raise BadRequest(f"{self.name} rejected the request: {what}") from exc
+            raise EnvCrashed(f"{self.name} env crashed: {what}; session {self.id} closed") from exc

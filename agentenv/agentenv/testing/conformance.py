@@ -1,0 +1,302 @@
+"""The conformance suite every environment gets for free.
+
+``check_env(EnvClass)`` runs an environment class in this process under the protocol's rules
+(:class:`~agentenv.session.LocalSession`); ``check_server(url, env)`` checks a running server over HTTP, its
+AgentGym wire shapes and error answers included.  Each raises :class:`ConformanceError` naming the first
+rule broken, and returns the names of the checks that passed.  The checks:
+
+- the same task index gives the same first observation (in one session and in a fresh one);
+- a garbage, empty, huge or unicode action never raises and scores 0; one over the length limit, or one
+  that is not valid Unicode (a lone surrogate), is a 422;
+- the expert solves a sample of the test split;
+- unknown ids answer 404, a step before a reset or after the end 409, a task outside every split 422;
+- (server) each AgentGym shape the env declares (``Environment.wire.shapes``) holds;
+- closing every session frees what they held: threads and child processes (in process), live sessions
+  and child processes (server on this machine).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from agentenv.env import Environment
+from agentenv.protocol import MAX_ACTION_CHARS, BadRequest, EpisodeNotRunning, SessionNotFound
+from agentenv.react import format_react
+from agentenv.session import LocalSession
+
+#: actions no environment may raise on or reward
+BAD_ACTIONS: dict[str, str] = {
+    "empty": "",
+    "blank": " \n\t ",
+    "garbage": "%%% ;DROP TABLE x; \x00 }{ ][ ",
+    "unicode": "Aktion: gehe zu 北 🙂 \u202e ﷽ \u0301",
+    "huge": "move " * (MAX_ACTION_CHARS // 5),
+    "reply without action": "Thought:\nI am not sure.",
+}
+
+
+#: actions refused with 422 (and the session left as it was)
+REFUSED_ACTIONS: dict[str, str] = {
+    f"an action over {MAX_ACTION_CHARS} characters": "x" * (MAX_ACTION_CHARS + 1),
+    "an action with a lone surrogate": "move \ud800 up",
+}
+
+
+class ConformanceError(AssertionError):
+    """An environment (or server) broke a rule of the protocol."""
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ConformanceError(message)
+
+
+def sample_tasks(env_cls: type[Environment], split: str, n: int) -> list[int]:
+    """``n`` task indices spread evenly over ``split`` (its first index included)."""
+    indices = list(env_cls.splits[split])
+    if n >= len(indices):
+        return indices
+    return [indices[round(i * (len(indices) - 1) / max(n - 1, 1))] for i in range(n)]
+
+
+def _test_split(env_cls: type[Environment]) -> str:
+    return "test" if "test" in env_cls.splits else next(iter(env_cls.splits))
+
+
+# --- in process -----------------------------------------------------------------------------------------
+
+
+def check_env(env_cls: type[Environment], *, expert_tasks: int = 3, split: str | None = None) -> list[str]:
+    """Check an environment class in this process; returns the checks passed."""
+    passed: list[str] = []
+    split = split or _test_split(env_cls)
+    _require(bool(env_cls.splits), f"{env_cls.__name__} declares no splits")
+    _require(bool(getattr(env_cls, "instruction", "")), f"{env_cls.__name__} has no instruction")
+    tasks = sample_tasks(env_cls, split, max(expert_tasks, 1))
+    with _frees_what_it_holds(env_cls.name):
+        first, second = LocalSession(env_cls, 0), LocalSession(env_cls, 1)
+        try:
+            _check_determinism(first.reset, second.reset, tasks, env_cls.name)
+            passed.append("same index, same first observation")
+            _check_bad_actions(first, tasks[0], env_cls)
+            passed.append("bad actions never raise and score 0")
+            _check_rules_in_process(env_cls, first)
+            passed.append("409 / 422 / 404 rules")
+            for idx in tasks[:expert_tasks]:
+                _play_expert(first, idx, env_cls)
+            passed.append(f"expert solves {len(tasks[:expert_tasks])} {split} tasks")
+        finally:
+            first.close()
+            second.close()
+    passed.append("close frees threads and child processes")
+    return passed
+
+
+def _check_determinism(reset_a: Callable[[int], Any], reset_b: Callable[[int], Any], tasks: list[int], name: str) -> None:
+    for idx in tasks:
+        once, again, elsewhere = reset_a(idx).observation, reset_a(idx).observation, reset_b(idx).observation
+        _require(once == again, f"{name}: task {idx} gave two first observations in one session")
+        _require(once == elsewhere, f"{name}: task {idx} gave another first observation in a fresh session")
+
+
+def _check_bad_actions(session: LocalSession, idx: int, env_cls: type[Environment]) -> None:
+    for what, action in BAD_ACTIONS.items():
+        session.reset(idx)
+        answer = session.step(action)
+        _require(answer.reward == 0 and not answer.success, f"{env_cls.name}: a {what} action was rewarded")
+        _require(isinstance(answer.observation, str), f"{env_cls.name}: a {what} action gave no observation")
+    session.reset(idx)
+    for what, action in REFUSED_ACTIONS.items():
+        _raises(BadRequest, lambda action=action: session.step(action), f"{env_cls.name}: {what}")
+
+
+def _check_rules_in_process(env_cls: type[Environment], session: LocalSession) -> None:
+    fresh = LocalSession(env_cls, 99)
+    try:
+        _raises(EpisodeNotRunning, lambda: fresh.step("look"), f"{env_cls.name}: a step before any reset")
+        _raises(EpisodeNotRunning, fresh.expert, f"{env_cls.name}: an expert move before any reset")
+    finally:
+        fresh.close()
+    outside = max(r.stop for r in env_cls.splits.values()) + 10**6
+    _raises(BadRequest, lambda: session.reset(outside), f"{env_cls.name}: task {outside}, outside every split")
+    _raises(BadRequest, lambda: session.reset(-1), f"{env_cls.name}: task -1")
+    _play_expert(session, sample_tasks(env_cls, _test_split(env_cls), 1)[0], env_cls)
+    _raises(EpisodeNotRunning, lambda: session.step("look"), f"{env_cls.name}: a step after the episode's end")
+    _raises(SessionNotFound, lambda: fresh.reset(0), f"{env_cls.name}: a closed session")
+
+
+def _raises(error: type[Exception], call: Callable[[], Any], what: str) -> None:
+    try:
+        call()
+    except error:
+        return
+    raise ConformanceError(f"{what} was not refused with {error.__name__}")
+
+
+def _play_expert(session: Any, idx: int, env_cls: type[Environment]) -> None:
+    session.reset(idx)
+    rounds = env_cls.expert_max_rounds or env_cls.max_rounds
+    for _ in range(rounds):
+        move = session.expert()
+        answer = session.step(format_react(move.thought, move.action))
+        if answer.done:
+            break
+    _require(answer.done and answer.success, f"{env_cls.name}: the expert did not solve task {idx} in {rounds} rounds")
+
+
+@contextmanager
+def _frees_what_it_holds(name: str) -> Iterator[None]:
+    import psutil
+
+    me = psutil.Process()
+    threads, children = threading.active_count(), {p.pid for p in me.children(recursive=True)}
+    yield
+    deadline = time.monotonic() + 10
+    while True:
+        extra_threads = threading.active_count() - threads
+        extra_children = {p.pid for p in me.children(recursive=True)} - children
+        if (extra_threads <= 0 and not extra_children) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    _require(not extra_children, f"{name}: closed sessions left child processes {sorted(extra_children)}")
+    _require(extra_threads <= 0, f"{name}: closed sessions left {extra_threads} thread(s) running")
+
+
+# --- over HTTP ------------------------------------------------------------------------------------------
+
+
+def check_server(url: str, env: str, *, expert_tasks: int = 3, split: str | None = None, token: str | None = None) -> list[str]:
+    """Check the server at ``url`` that serves ``env`` (the env's package must be installed here, for its
+    class metadata); returns the checks passed."""
+    import httpx
+
+    from agentenv.client import EnvClient
+    from agentenv.protocol import InfoResponse
+    from agentenv.registry import env_class
+
+    env_cls = env_class(env)
+    split = split or _test_split(env_cls)
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    passed: list[str] = []
+    with httpx.Client(base_url=f"{url.rstrip('/')}/{env}", timeout=120, headers=headers) as http, \
+            EnvClient(env, url, token=token) as client, _server_frees_what_it_holds(http, env) as info:
+        InfoResponse.model_validate(info)
+        _require(info["env"] == env, f"{url}/{env}/info names env {info['env']!r}")
+        passed.append("/info")
+        tasks = sample_tasks(env_cls, split, max(expert_tasks, 1))
+        with client.session() as a, client.session() as b:
+            _check_determinism(a.reset, b.reset, tasks, env)
+            passed.append("same index, same first observation")
+            for what, action in BAD_ACTIONS.items():
+                a.reset(tasks[0])
+                # JSON escapes, as a client in any language may send them (httpx would refuse a lone surrogate)
+                body = json.dumps({"id": a.id, "action": action}).encode()
+                answer = http.post("/step", content=body, headers={"content-type": "application/json"})
+                _require(answer.status_code == 200, f"{env}: a {what} action answered {answer.status_code}")
+                _require(answer.json()["reward"] == 0, f"{env}: a {what} action was rewarded")
+            for what, action in REFUSED_ACTIONS.items():
+                body = json.dumps({"id": a.id, "action": action}).encode()
+                answer = http.post("/step", content=body, headers={"content-type": "application/json"})
+                _error(answer, 422, f"{env}: {what}")
+            passed.append("bad actions never raise and score 0")
+            _check_error_answers(http, env_cls, a.id, tasks[0])
+            passed.append("404 / 409 / 422 answers")
+            _check_wire_shapes(http, env_cls, tasks[0])
+            passed.append("AgentGym wire shapes")
+            for idx in tasks[:expert_tasks]:
+                _play_expert(a, idx, env_cls)
+            _error(http.post("/step", json={"id": a.id, "action": "x"}), 409, f"{env}: a step after the episode's end")
+            passed.append(f"expert solves {len(tasks[:expert_tasks])} {split} tasks over HTTP")
+    passed.append("close frees sessions and child processes")
+    return passed
+
+
+def _error(answer: Any, status: int, what: str) -> None:
+    _require(answer.status_code == status, f"{what}: answered {answer.status_code}, not {status}")
+    body = answer.json()
+    _require(isinstance(body, dict) and isinstance(body.get("error"), str), f"{what}: no {{'error': ...}} body")
+
+
+def _check_error_answers(http: Any, env_cls: type[Environment], sid: int, idx: int) -> None:
+    name = env_cls.name
+    unknown = 2**62
+    _error(http.post("/step", json={"id": unknown, "action": "x"}), 404, f"{name}: a step of an unknown id")
+    _error(http.get("/observation", params={"id": unknown}), 404, f"{name}: an observation of an unknown id")
+    _error(http.post("/step", json={"id": sid}), 422, f"{name}: a step without an action")
+    _error(http.post("/step", content=b"{not json", headers={"content-type": "application/json"}), 422, f"{name}: a body that is not JSON")
+    outside = max(r.stop for r in env_cls.splits.values()) + 10**6
+    _error(http.post("/reset", json={"id": sid, "data_idx": outside}), 422, f"{name}: task {outside}")
+    created = http.post("/create", json={}).json()
+    fresh = created if isinstance(created, int) else created["id"]
+    if isinstance(created, int) or created.get("observation") is None:  # (TextCraft's create starts a task)
+        _error(http.post("/step", json={"id": fresh, "action": "x"}), 409, f"{name}: a step before any reset")
+    _require(http.post("/close", json={"id": fresh}).status_code == 200, f"{name}: /close failed")
+    _error(http.post("/reset", json={"id": fresh, "data_idx": idx}), 404, f"{name}: a reset of a closed session")
+
+
+def _check_wire_shapes(http: Any, env_cls: type[Environment], idx: int) -> None:
+    """Play a step in AgentGym's own form and check the fields its answers carry."""
+    wire, name = env_cls.wire, env_cls.name
+    key = wire.family  # "id" or "env_idx"
+    created = http.post("/create", json={}).json()
+    if wire.creates_int:
+        _require(isinstance(created, int) and not isinstance(created, bool), f"{name}: /create answered {created!r}, not an int")
+        sid = created
+    else:
+        _require(isinstance(created, dict), f"{name}: /create answered {created!r}, not an object")
+        _has(created, wire.shapes.get("create", ("id",)), f"{name} /create")
+        sid = created["id"]
+    try:
+        reset = http.post("/reset", json={key: sid, wire.reset_field: idx}).json()
+        if wire.reset_answer == "observation" and wire.reset_field != "data_idx":
+            _require(isinstance(reset, str), f"{name}: /reset in AgentGym's form answered {type(reset).__name__}, not a string")
+        else:
+            _has(reset, wire.shapes.get("reset", ("observation",)), f"{name} /reset")
+        step = http.post("/step", json={key: sid, "action": "???"}).json()
+        _has(step, wire.shapes.get("step", ("observation", "reward", "done")), f"{name} /step")
+        observation = http.get("/observation", params={key: sid})
+        _require(observation.status_code == 200 and isinstance(observation.json(), str), f"{name}: /observation is not a string")
+    finally:
+        http.post("/close", json={key: sid})
+
+
+def _has(answer: Any, fields: tuple[str, ...], what: str) -> None:
+    _require(isinstance(answer, dict), f"{what} answered {answer!r}, not an object")
+    missing = [f for f in fields if f not in answer]
+    _require(not missing, f"{what} lacks AgentGym's field(s) {missing}")
+
+
+@contextmanager
+def _server_frees_what_it_holds(http: Any, env: str) -> Iterator[dict[str, Any]]:
+    """Yields ``/info``; afterwards, the server holds as many live sessions (and, when it runs on this
+    machine, child processes) as before."""
+    info = http.get("/info").json()
+    health = http.get("/health").json()
+    process = _local_process(health.get("pid"))
+    children = {p.pid for p in process.children(recursive=True)} if process else set()
+    yield info
+    deadline = time.monotonic() + 10
+    while True:
+        live = http.get("/info").json()["live_sessions"]
+        extra = ({p.pid for p in process.children(recursive=True)} - children) if process else set()
+        if (live <= info["live_sessions"] and not extra) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    _require(live <= info["live_sessions"], f"{env}: {live - info['live_sessions']} session(s) still live after closing")
+    _require(not extra, f"{env}: the server kept child processes {sorted(extra)} after its sessions closed")
+
+
+def _local_process(pid: int | None) -> Any:
+    import psutil
+
+    if pid is None:
+        return None
+    try:
+        return psutil.Process(pid)
+    except psutil.Error:  # another machine's pid (or gone)
+        return None

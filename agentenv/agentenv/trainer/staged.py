@@ -1,0 +1,127 @@
+"""One staged run: the explore -> select -> train -> evaluate loop that AgentEvol, RFT and ETO share.
+
+Iteration 0 is the starting agent (trained or given), evaluated.  Each iteration ``m = 1..M`` then
+
+1. **explores**: the model of iteration ``m-1`` plays :meth:`StagedRun.explore_tasks`
+   (``samples_per_instruction`` episodes each, at ``explore_temperature``) into ``iter_m/explore.jsonl``;
+2. **selects** what to learn from (:meth:`StagedRun.select`: AgentEvol keeps the rewarded trajectories,
+   ETO pairs failures with expert trajectories);
+3. **trains** a new model (:meth:`StagedRun.train`);
+4. **evaluates** it.
+
+Each stage is recorded in ``iter_m/stages.json`` once its outputs are complete (:mod:`agentenv.trainer.runs`),
+so a killed run started again with the same settings skips the finished stages and resumes the one it was
+in.  An algorithm's file supplies only what differs: its select and train stages and its starting agent.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from agentenv.controller.sources import EnvSource
+from agentenv.data.trajectory import Trajectory, read_trajectories
+from agentenv.trainer.config_args import field_defaults
+from agentenv.trainer.rollouts import close_sources, open_sources, task_indices
+from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
+
+
+def latest_samples(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
+    """One trajectory per (item id, sample index): the last written (a rerun may append a newer one)."""
+    return list({(t.item_id, t.meta.get("sample", 0)): t for t in trajectories}.values())
+
+
+def tasks_with_data(trajectories: Iterable[Trajectory]) -> dict[str, set[int]]:
+    """env -> the task indices ``trajectories`` cover (item ids that name no index are skipped)."""
+    covered: dict[str, set[int]] = {}
+    for t in trajectories:
+        try:
+            covered.setdefault(t.env, set()).add(t.data_idx)
+        except ValueError:
+            continue
+    return covered
+
+
+class StagedRun(ABC):
+    """The loop; a subclass names its ``algorithm`` and ``select_stage`` and implements the hooks."""
+
+    #: recorded in ``run_config.json`` and ``summary.json``
+    algorithm: ClassVar[str]
+    #: the name its select stage has in ``stages.json`` ("filtered", "paired")
+    select_stage: ClassVar[str]
+
+    def __init__(self, cfg: Any, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True) -> None:
+        self.cfg = cfg
+        self.run_dir = Path(cfg.output_dir)
+        self.given = sources
+        self.progress = progress
+        self.envs: dict[str, EnvSource] = {}
+
+    # --- what an algorithm supplies ---------------------------------------------------------------------
+    def prepare(self) -> None:  # noqa: B027 - optional hook
+        """Check the settings and read the data the run starts from (before any environment is opened)."""
+
+    @abstractmethod
+    def initial_model(self, it: IterationDir) -> dict[str, Any]:
+        """Iteration 0's agent: ``{"model": path, ...}`` (recorded as its "trained" stage)."""
+
+    @abstractmethod
+    def explore_tasks(self) -> dict[str, list[int]]:
+        """env -> the task indices each iteration explores."""
+
+    @abstractmethod
+    def select(self, it: IterationDir, explored: list[Trajectory]) -> dict[str, Any]:
+        """Choose what to learn from the explored trajectories, writing its files into ``it``; returns what
+        to record (counts)."""
+
+    @abstractmethod
+    def train(self, it: IterationDir, model: str) -> dict[str, Any]:
+        """Train iteration ``it``'s model (``model`` is the previous one): ``{"model": path, ...}``."""
+
+    def summary(self, it: IterationDir) -> dict[str, Any]:
+        """Extra fields of an iteration's row in ``summary.json``."""
+        return {}
+
+    # --- the loop ---------------------------------------------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        """Run (or resume) every iteration; returns the summary (also in ``summary.json``)."""
+        cfg = self.cfg
+        self.prepare()
+        check_run_config(self.run_dir, cfg.to_json() | {"algorithm": self.algorithm}, defaults=field_defaults(type(cfg)))
+        self.envs = open_sources(cfg, self.given)
+        try:
+            results: dict[int, dict[str, Any]] = {}
+            model = ""
+            for m in range(cfg.iterations + 1):
+                it = IterationDir(self.run_dir, m)
+                if m > 0:
+                    self._explore_and_select(it, model)
+                if not it.done("trained"):
+                    it.mark("trained", **(self.initial_model(it) if m == 0 else self.train(it, model)))
+                model = it.info("trained")["model"]
+                results[m] = evaluate_stage(cfg, self.envs, it, model, self.progress) | self.summary(it)
+                write_summary(self.run_dir, self.algorithm, results)
+            return write_summary(self.run_dir, self.algorithm, results)
+        finally:
+            close_sources(self.envs, self.given)
+
+    def _explore_and_select(self, it: IterationDir, model: str) -> None:
+        if not it.done("explored"):
+            explore_stage(self.cfg, self.envs, it, model, self.explore_tasks(), self.progress)
+        if not it.done(self.select_stage):
+            explored = latest_samples(read_trajectories(it / "explore.jsonl"))
+            it.mark(self.select_stage, explored=len(explored), **self.select(it, explored))
+
+    # --- helpers for the hooks --------------------------------------------------------------------------
+    def split_tasks(self, covered: Mapping[str, set[int]] | None = None) -> dict[str, list[int]]:
+        """Each env's ``explore_tasks`` or ``explore_split`` tasks (only those in ``covered`` when given), the
+        first ``explore_limit`` of them when set."""
+        cfg = self.cfg
+        tasks = {env: task_indices(src, cfg.explore_split, cfg.explore_tasks) for env, src in self.envs.items()}
+        if covered is not None:
+            tasks = {env: [i for i in indices if i in covered.get(env, ())] for env, indices in tasks.items()}
+        if cfg.explore_limit > 0:
+            tasks = {env: indices[: cfg.explore_limit] for env, indices in tasks.items()}
+        return tasks

@@ -1,0 +1,23 @@
+"""The conformance suite over every installed environment: in process, and over HTTP on a real server."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentenv.registry import env_class, installed_envs
+from agentenv.testing import check_env, check_server, running_server
+
+ENVS = installed_envs()
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_env_conforms_in_process(env):
+    passed = check_env(env_class(env), expert_tasks=2)
+    assert "close frees threads and child processes" in passed
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_server_conforms_over_http(env):
+    with running_server(env_class(env)) as url:
+        passed = check_server(url, env, expert_tasks=2)
+    assert "AgentGym wire shapes" in passed and "close frees sessions and child processes" in passed
