@@ -15,6 +15,7 @@ in-process under the same rules.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -167,6 +168,17 @@ class Environment(ABC):
     #: inline on its event loop instead of in a worker thread (saving a thread hop per request).  Envs
     #: doing I/O, talking to a subprocess (a JVM, a browser) or computing for long keep ``True``.
     blocking: ClassVar[bool] = True
+    #: live sessions a server holds at most (``None``: the server's default); set it where a session is
+    #: heavy (a JVM, a browser), from what one costs
+    max_sessions: ClassVar[int | None] = None
+
+    @classmethod
+    @contextlib.contextmanager
+    def shared(cls) -> Iterator[None]:
+        """What every instance of the class in one process shares (a search index, bundled web sites): set
+        up on entry, freed on exit.  A server holds it for its lifetime, ``LocalEnv`` and ``check_env`` for
+        theirs; instances may assume it is held."""
+        yield
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

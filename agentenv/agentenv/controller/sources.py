@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 from collections.abc import Sequence
@@ -66,6 +67,7 @@ class LocalEnv(_ClosedOnExit):
         self.name = env_cls.name
         self._ids = itertools.count()
         self._open: set[LocalSession] = set()
+        self._shared: contextlib.ExitStack | None = None
         self._lock = threading.Lock()
 
     @property
@@ -77,14 +79,21 @@ class LocalEnv(_ClosedOnExit):
         return self.env_cls.metadata() | {"live_sessions": self.live_sessions}
 
     def session(self) -> Session:
+        with self._lock:
+            if self._shared is None:  # what the class's sessions share, held until this source closes
+                self._shared = contextlib.ExitStack()
+                self._shared.enter_context(self.env_cls.shared())
         session = LocalSession(self.env_cls, next(self._ids))
         with self._lock:
             self._open = {s for s in self._open if not s.closed} | {session}
         return session
 
     def close(self) -> None:
-        """Close the sessions still open."""
+        """Close the sessions still open, then what they shared."""
         with self._lock:
             left, self._open = self._open, set()
+            shared, self._shared = self._shared, None
         for session in left:
             session.close()
+        if shared is not None:
+            shared.close()

@@ -19,6 +19,7 @@ from typing import Any, Union
 from fastapi import APIRouter, Body, Depends, FastAPI, Query
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from agentenv.env import Environment
 from agentenv.protocol import (
@@ -45,6 +46,9 @@ from .sessions import SessionPool, Slot
 
 log = logging.getLogger("agentenv.server")
 
+#: live sessions per environment where neither the server's options nor the env class set a number
+DEFAULT_MAX_SESSIONS = 512
+
 #: the error answers every session route may give, for the OpenAPI schema
 ERROR_ANSWERS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": what}
@@ -63,14 +67,15 @@ ERROR_ANSWERS: dict[int | str, dict[str, Any]] = {
 def create_app(
     envs: type[Environment] | Sequence[type[Environment]],
     *,
-    max_sessions: int = 512,
+    max_sessions: int | None = None,
     ttl_s: float = 900.0,
     token: str | None = None,
     max_body_bytes: int = 1_000_000,
 ) -> FastAPI:
     """Serve each environment class under ``/<env.name>``; a single environment also at the root.
 
-    ``max_sessions`` caps live sessions per environment, ``ttl_s`` is the idle time after which a
+    ``max_sessions`` caps live sessions per environment (default: each class's ``max_sessions``, else
+    :data:`DEFAULT_MAX_SESSIONS`), ``ttl_s`` is the idle time after which a
     session is reaped, ``token`` (or ``AGENTENV_TOKEN``) requires ``Authorization: Bearer <token>``.
     """
     env_classes = [envs] if isinstance(envs, type) else list(envs)
@@ -79,17 +84,23 @@ def create_app(
     names = [cls.name for cls in env_classes]
     if len(set(names)) != len(names):
         raise ValueError(f"environment names must be unique, got {names}")
-    pools = {cls.name: SessionPool(cls, max_sessions=max_sessions, ttl_s=ttl_s) for cls in env_classes}
+    pools = {
+        cls.name: SessionPool(cls, max_sessions=max_sessions or cls.max_sessions or DEFAULT_MAX_SESSIONS, ttl_s=ttl_s)
+        for cls in env_classes
+    }
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        reaper = asyncio.create_task(_reap_forever(list(pools.values()), ttl_s))
-        try:
-            yield
-        finally:
-            reaper.cancel()
-            for pool in pools.values():
-                await pool.close_all()
+        with contextlib.ExitStack() as shared:
+            for cls in env_classes:  # what sessions of a class share (an index, bundled sites), set up once
+                await run_in_threadpool(shared.enter_context, cls.shared())
+            reaper = asyncio.create_task(_reap_forever(list(pools.values()), ttl_s))
+            try:
+                yield
+            finally:
+                reaper.cancel()
+                for pool in pools.values():
+                    await pool.close_all()
 
     token = resolve_token(token)
     auth = bearer_auth(token) if token else None

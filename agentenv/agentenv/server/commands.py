@@ -11,7 +11,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("env", help="an installed environment or server group (agentenv list shows them)")
     serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
     serve.add_argument("--port", type=int, default=None, help="port (default: the env's default port)")
-    serve.add_argument("--max-sessions", type=int, default=512)
+    serve.add_argument("--max-sessions", type=int, help="live sessions per env (default: the env's own, else 512)")
     serve.add_argument("--ttl", type=float, default=900.0, help="seconds before an idle session is reaped")
     serve.add_argument(
         "--token",
@@ -25,7 +25,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     up.add_argument("envs", nargs="+", help="environments or server groups, e.g. lmrlgym babyai")
     up.add_argument("--host", default="127.0.0.1")
     up.add_argument("--port", action="append", default=[], metavar="NAME=PORT", help="override a default port")
-    up.add_argument("--max-sessions", type=int, default=512)
+    up.add_argument("--max-sessions", type=int, help="live sessions per env (default: the env's own, else 512)")
     up.add_argument("--ttl", type=float, default=900.0, help="seconds before an idle session is reaped")
     up.add_argument(
         "--token",
@@ -62,7 +62,7 @@ def _up(args: argparse.Namespace) -> int:
         if not port.isdigit():
             raise SystemExit(f"--port takes NAME=PORT, got {item!r}")
         ports[name] = int(port)
-    extra = ["--max-sessions", str(args.max_sessions), "--ttl", str(args.ttl)]
+    extra = ["--ttl", str(args.ttl)] + (["--max-sessions", str(args.max_sessions)] if args.max_sessions else [])
     with ServerProcesses(args.envs, host=args.host, ports=ports, extra_args=extra, token=args.token) as urls:
         for name, url in urls.items():
             print(f"{name:12s} {url}", flush=True)

@@ -43,7 +43,7 @@ def serve(
     *,
     host: str = "127.0.0.1",
     port: int | None = None,
-    max_sessions: int = 512,
+    max_sessions: int | None = None,
     ttl_s: float = 900.0,
     token: str | None = None,
     log_level: str = "warning",

@@ -78,7 +78,7 @@ def check_env(env_cls: type[Environment], *, expert_tasks: int = 3, split: str |
     _require(bool(env_cls.splits), f"{env_cls.__name__} declares no splits")
     _require(bool(getattr(env_cls, "instruction", "")), f"{env_cls.__name__} has no instruction")
     tasks = sample_tasks(env_cls, split, max(expert_tasks, 1))
-    with _frees_what_it_holds(env_cls.name):
+    with env_cls.shared(), _frees_what_it_holds(env_cls.name):
         first, second = LocalSession(env_cls, 0), LocalSession(env_cls, 1)
         try:
             _check_determinism(first.reset, second.reset, tasks, env_cls.name)
