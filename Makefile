@@ -18,8 +18,8 @@ test-lowest:
 	@$(MAKE) --no-print-directory test VENV=.venv-lowest CONSTRAINTS=.ci/lowest-versions.txt
 
 lint: setup
-	$(VENV)/bin/ruff check agentenv agentenv-* examples benchmarks
+	$(VENV)/bin/ruff check agentenv agentenv-* examples benchmarks research
 
 bench: setup
-	$(PY) benchmarks/server_throughput.py --out docs/benchmarks/server_throughput.json
-	$(PY) benchmarks/rollout_throughput.py --out docs/benchmarks/rollout_throughput.json
+	$(PY) benchmarks/server_throughput.py --out benchmarks/results/server_throughput.json
+	$(PY) benchmarks/rollout_throughput.py --out benchmarks/results/rollout_throughput.json

@@ -12,7 +12,7 @@ turn, a fixed number of rounds) on an in-process environment whose observations 
 
 The replies of all three are compared: greedy decoding must give the same text every way.
 
-    python benchmarks/rollout_throughput.py --out docs/benchmarks/rollout_throughput.json
+    python benchmarks/rollout_throughput.py --out benchmarks/results/rollout_throughput.json
 """
 
 from __future__ import annotations

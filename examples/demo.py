@@ -17,7 +17,7 @@ The README's ``make demo`` runs ``python examples/demo.py --env babyai --max-rou
 
 With no options it tells the same story on Maze (the Maze + Wordle server; BC on 64 training mazes,
 exploring 160, scored on the double-T maze) from random weights, where AgentEvol does not beat BC
-(docs/results.md says why).  ``--env wordle`` does the same on Wordle (BC on 64 training words,
+(research/results.md says why).  ``--env wordle`` does the same on Wordle (BC on 64 training words,
 exploring 160, scored on AgentGym's 300 test words).  Everything lands under ``runs/demo`` (``--out``);
 rerunning resumes where a killed run stopped.  Smaller or bigger: ``--bc-tasks``, ``--explore-tasks``,
 ``--iterations``, ``--hidden``, ``--layers``; ``--base FOLDER`` starts from a model of your own instead of
@@ -32,7 +32,6 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from random_walks import KINDS, random_walks, walk_tasks  # examples/, beside this file
 from rich.console import Console
 from rich.table import Table
 
@@ -40,6 +39,7 @@ from agentenv.controller import ExpertAgent, collect, evaluate
 from agentenv.controller.commands import whole_number
 from agentenv.controller.evaluator import EvalTask
 from agentenv.data.trajectory import read_trajectories, write_json, write_trajectories
+from agentenv.data.walks import KINDS, random_walks, walk_tasks
 from agentenv.models import random_llama, train_tokenizer
 from agentenv.registry import env_class
 from agentenv.server.launcher import ServerProcesses
@@ -155,6 +155,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-rounds", type=at_least_0, default=0, help="rounds per episode (0: the env's own)")
     parser.add_argument("--iterations", type=at_least_0, default=1, help="AgentEvol iterations (M)")
     parser.add_argument(
+        "--plan-only",
+        action="store_true",
+        help="write the plan (which tasks each stage uses) to OUT/plan.json and stop, running nothing",
+    )
+    parser.add_argument(
         "--base-only",
         action="store_true",
         help="stop once the base model is ready (the plan, the expert data and the reading stages' model)",
@@ -174,7 +179,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--reader",
         action="store_true",
         help="first teach the base to read and to carry its goal: the three stages of task-reading random "
-        "walks of docs/results.md's reader (make demo; about 7 minutes on 2 CPU cores)",
+        "walks of research/results.md's reader (make demo; about 7 minutes on 2 CPU cores)",
     )
     parser.add_argument(
         "--reader-walks",
@@ -189,7 +194,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=at_least_0,
         default=0,
         help="first teach the random base to read: train it on this many random-walk logs of training mazes "
-        "whose replies restate the observation (examples/random_walks.py; no policy in them)",
+        "whose replies restate the observation (agentenv.data.walks; no policy in them)",
     )
     parser.add_argument(
         "--reading-kind",
@@ -264,7 +269,7 @@ def train_on_walks(model: Path, data: Path, out: Path, learning_rate: float, epo
 
 
 def write_walks(path: Path, env: str, tasks: list[int], steps: int, seed: int, kind: str) -> Path:
-    """Random-walk logs (examples/random_walks.py) of ``tasks``, written once (a rerun keeps the file)."""
+    """Random-walk logs (agentenv.data.walks) of ``tasks``, written once (a rerun keeps the file)."""
     if not path.exists():
         tmp = path.with_suffix(".tmp")
         write_trajectories(tmp, random_walks(env, tasks, steps, seed, kind))
@@ -276,13 +281,13 @@ def reading_model(
     base: Path, out: Path, env: str, tasks: list[int], steps: int, seed: int, kind: str = "reading"
 ) -> Path:
     """``base`` trained for one epoch at lr 1e-3 on random walks (``steps`` long) of ``tasks`` whose replies
-    restate the observation (``kind``: see examples/random_walks.py)."""
+    restate the observation (``kind``: see agentenv.data.walks)."""
     data = write_walks(out / "reading_walks.jsonl", env, tasks, steps, seed, kind)
     return train_on_walks(base, data, out / "reading_model", 1e-3, 1, seed)
 
 
 def reader_model(base: Path, out: Path, plan: Plan, seed: int, walks: tuple[int, int] = (800, 3000)) -> Path:
-    """The "reader" of docs/results.md: the random ``base`` taught to read its observations and carry its
+    """The "reader" of research/results.md: the random ``base`` taught to read its observations and carry its
     goal, by task-reading random walks (no policy in them) in three stages. It stands in for the
     pretrained LLM a CPU cannot train.
 
@@ -309,11 +314,14 @@ def main() -> None:
     # a rerun resumes the run in --out: its models and data files are reused by path, so refuse other settings
     settings = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "out"}
     try:
-        check_run_config(args.out, settings, volatile=("iterations", "base_only"))
+        check_run_config(args.out, settings, volatile=("iterations", "base_only", "plan_only"))
     except ValueError as error:
         raise SystemExit(f"error: {error}") from None
     started = time.perf_counter()
     write_json(args.out / "plan.json", asdict(plan))
+    if args.plan_only:
+        console.print(f"plan written to {args.out / 'plan.json'}")
+        return
     test_name, test = next(iter(plan.held_out.items()))
 
     t = stage("1. servers up")

@@ -7,7 +7,7 @@
 #   bash examples/eto.sh --beta 0 --iteration-betas 0 --nll-weight 1 --output-dir runs/eto-control
 #       # the control: the same pipeline without the preference, fine-tuning on the pairs' expert sides
 #       # (--iteration-betas 0 too: the config's per-iteration betas would otherwise override --beta)
-#       # (docs/results.md, experiment 5: on the CPU model it beat ETO by 20 points)
+#       # (research/results.md, experiment 5: on the CPU model it beat ETO by 20 points)
 #
 # DPO alone on a pair file:  torchrun --nproc_per_node 8 -m agentenv.trainer dpo --model runs/bc-7b \
 #     --pairs pairs.jsonl --output-dir runs/dpo --deepspeed examples/deepspeed/zero3.json

@@ -1,6 +1,6 @@
 """Train tasks whose start state equals a test task's (grid, agent pose, mission).
 
-Written by ``agentenv-babyai/benchmarks/train_test_duplicates.py``; the train split leaves these out.
+Written by ``python -m agentenv_babyai.starts duplicates``; the train split leaves these out.
 """
 
 #: ``{train index: the test index with the same start state}``

@@ -93,21 +93,10 @@ def test_minigrids_rejected_samples_go_to_the_debug_log_not_stdout(env, capsys, 
     assert any("Sampling rejected" in r.getMessage() for r in caplog.records)
 
 
-def _benchmark_script(name: str):
-    """A module of ``agentenv-babyai/benchmarks/`` (not a package), loaded from its file."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).parents[1] / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_fresh_tasks_leave_out_seeds_that_repeat_an_earlier_start_state():
     level = LEVELS.index("BabyAI-GoToObjS6-v1")
-    fresh_tasks = _benchmark_script("fresh_tasks").fresh_tasks
+    from agentenv_babyai.starts import fresh_tasks
+
     tasks = fresh_tasks("GoToObjS6", 200, 260)
     seeds = [idx // 40 for idx in tasks]
     assert all(idx % 40 == level for idx in tasks) and seeds == sorted(seeds)
@@ -126,7 +115,9 @@ def test_train_split_leaves_out_train_tasks_that_repeat_a_test_task():
     from agentenv.env import info_splits
 
     level = LEVELS.index("BabyAI-OpenRedDoor-v0")
-    found = _benchmark_script("train_test_duplicates").level_duplicates(level)  # recomputed: 49 of its 500 train seeds
+    from agentenv_babyai.starts import level_duplicates
+
+    found = level_duplicates(level)  # recomputed: 49 of its 500 train seeds
     assert len(found) == 49
     assert found == {k: v for k, v in TRAIN_TEST_DUPLICATES.items() if k % 40 == level}
     train = BabyAIEnv.splits["train"]

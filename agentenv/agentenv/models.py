@@ -108,3 +108,28 @@ def random_llama(
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+def copy_shape(model: Path, out: Path) -> Path:
+    """``model``'s folder without its weights (config, tokenizer, chat template): what :func:`random_like`
+    needs, small enough to carry where the weights cannot go (benchmarks/gpu/carry.sh)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for f in model.iterdir():
+        if not f.name.endswith(".safetensors"):
+            shutil.copy(f, out / f.name)
+    return out
+
+
+def random_like(shape: Path, out: Path) -> Path:
+    """A model with ``shape``'s config and tokenizer and random weights (made once): what a machine gets
+    that cannot receive the weights.  Throughput and memory do not depend on the weights' values."""
+    if (out / "config.json").exists():
+        return out
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(shape))
+    tmp = out.with_name(out.name + ".tmp")
+    model.save_pretrained(tmp)
+    AutoTokenizer.from_pretrained(shape).save_pretrained(tmp)
+    tmp.replace(out)
+    return out

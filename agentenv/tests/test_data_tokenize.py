@@ -107,7 +107,7 @@ def test_labels_cover_exactly_the_loss_true_turns(case):
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_flagged_observation_trains_from_its_content_on(case):
-    """A world-model log (examples/random_walks.py --kind dynamics) flags observations: each trains on its
+    """A world-model log (agentenv.data.walks --kind dynamics) flags observations: each trains on its
     content and end marker, never on the role header the template puts before it."""
     make, template, _ = CASES[case]
     tok = make()

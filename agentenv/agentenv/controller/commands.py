@@ -19,6 +19,7 @@ import argparse
 import functools
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
 from agentenv.env import info_splits
@@ -45,6 +46,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _add_task_options(p, default_split="train")
     p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: the env's own)")
     p.set_defaults(func=run_collect)
+
+    p = sub.add_parser("compare", help="two agents' episodes on the same tasks: the difference per env, with its interval")
+    p.add_argument("files", type=Path, nargs="+", metavar="FILE", help="BASE OTHER pairs of results files (.jsonl)")
+    p.add_argument("--json", type=Path, help="also write the rows here")
+    p.set_defaults(func=run_compare)
 
 
 def _add_task_options(p: argparse.ArgumentParser, default_split: str) -> None:
@@ -153,6 +159,20 @@ def run_collect(args: argparse.Namespace) -> int:
         )
     finally:
         sources[args.env].close()
+
+
+@_one_line_errors
+def run_compare(args: argparse.Namespace) -> int:
+    from agentenv.controller.compare import compare, print_table
+    from agentenv.data.trajectory import write_json
+
+    if len(args.files) % 2:
+        raise ValueError("give the files in pairs: BASE OTHER [BASE OTHER ...]")
+    rows = compare(list(zip(args.files[::2], args.files[1::2], strict=True)))
+    print_table(rows)
+    if args.json:
+        write_json(args.json, rows)
+    return 0
 
 
 def _finish(args: argparse.Namespace, run) -> int:

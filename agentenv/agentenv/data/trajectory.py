@@ -25,7 +25,7 @@ class Turn:
     """One message: ``from`` is ``human`` or ``gpt``; ``loss`` says whether training puts loss on it
     (``None`` means the default: gpt turns yes, human turns no).  AgentGym's files flag gpt turns only; a
     flagged human turn trains too (a world-model log that learns the observations, as
-    examples/random_walks.py's dynamics walks do)."""
+    agentenv.data.walks's dynamics walks do)."""
 
     role: str
     value: str

@@ -1,4 +1,4 @@
-"""``agentenv serve ENV`` and ``agentenv up ENV...``."""
+"""``agentenv list``, ``agentenv serve ENV`` and ``agentenv up ENV...``."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ import time
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
+    listing = sub.add_parser("list", help="the installed environments: server, port, splits, rounds")
+    listing.set_defaults(func=_list)
+
     serve = sub.add_parser("serve", help="serve one environment (or a server group of several) over HTTP")
     serve.add_argument("env", help="an installed environment or server group (agentenv list shows them)")
     serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
@@ -34,6 +37,23 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "AGENTENV_TOKEN, not their command lines",
     )
     up.set_defaults(func=_up)
+
+
+def _list(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from agentenv.registry import env_class, installed_envs
+
+    table = Table(title="installed environments")
+    for column in ("env", "server", "port", "splits (tasks)", "max rounds", "package"):
+        table.add_column(column)
+    for env in installed_envs():
+        cls = env_class(env)
+        splits = ", ".join(f"{name} {len(tasks)}" for name, tasks in cls.splits.items())
+        table.add_row(env, cls.server or env, str(cls.port or "-"), splits, str(cls.max_rounds), cls.__module__.split(".")[0])
+    Console().print(table)
+    return 0
 
 
 def _serve(args: argparse.Namespace) -> int:

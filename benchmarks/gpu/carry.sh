@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Build .gpu_carry/ for the device tool's GPU machine (issue 4's GPU proof, scripts/gpu_proof.sh there).
+# Build .gpu_carry/, what a GPU machine without network needs for benchmarks/gpu/proof.sh (see README.md).
 #
-# That machine has python3 3.12 with torch, transformers, accelerate and most of the scientific stack,
+# The project's lent GPU machine (the device tool) has python3 3.12 with torch, transformers, accelerate and most of the scientific stack,
 # but no network, so the packages it lacks travel as wheels; and a run carries at most 64 MiB, which the
 # SmolLM2 GGUF (93 MiB) does not fit in.  So SmolLM2 travels as its shape alone (config, tokenizer, chat
 # template; no weights): the GPU figures of throughput and memory do not depend on the weights' values.
 #
-#   bash scripts/gpu_carry.sh        # then: run(command="bash scripts/gpu_proof.sh", carry=[".gpu_carry"])
+#   bash benchmarks/gpu/carry.sh        # then, on the GPU machine: bash benchmarks/gpu/proof.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 PY=.venv/bin/python
 OUT=.gpu_carry
 rm -rf "$OUT" && mkdir -p "$OUT/wheels"
@@ -23,8 +23,8 @@ $PY -m pip download -q -d "$OUT/wheels" --no-deps --only-binary=:all: --python-v
   datasets dill multiprocess gymnasium farama-notifications minigrid==3.2.0 pygame-ce gguf hjson
 $PY -m pip download -q -d "$OUT/wheels" --no-deps --no-binary=:all: "deepspeed>=0.19.8"  # an sdist; builds in seconds
 
-PYTHONPATH=benchmarks $PY -c "import sys; from pathlib import Path; from agentenv.models import smollm2; \
-from train_throughput import copy_shape; copy_shape(smollm2(), Path(sys.argv[1]))" "$OUT/smollm2_shape"
+$PY -c "import sys; from pathlib import Path; from agentenv.models import copy_shape, smollm2; \
+copy_shape(smollm2(), Path(sys.argv[1]))" "$OUT/smollm2_shape"
 
 SIZE=$(du -sm "$OUT" | cut -f1)
 echo "$OUT: ${SIZE} MiB (the device tool carries 64 MiB with the working tree)"

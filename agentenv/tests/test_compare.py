@@ -1,19 +1,19 @@
-"""benchmarks/paired_difference.py: two agents' episodes on the same tasks, compared task by task."""
+"""``agentenv compare``: two agents' episodes on the same tasks, compared task by task."""
 
 from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import paired_difference  # noqa: E402
+from agentenv.cli import main
+from agentenv.controller import compare as paired_difference
 
 
 def episodes(path: Path, solved: dict[str, bool]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps({"item_id": k, "success": v, "reward": float(v)}) + "\n"
                             for k, v in solved.items()))
     return path
@@ -37,10 +37,10 @@ def test_a_task_played_twice_or_a_missing_file_is_refused(tmp_path):
     twice = tmp_path / "twice.jsonl"
     twice.write_text(json.dumps({"item_id": "t1", "success": True}) + "\n" +
                      json.dumps({"item_id": "t1", "success": False}) + "\n")
-    with pytest.raises(SystemExit, match="played twice"):
+    with pytest.raises(ValueError, match="played twice"):
         paired_difference.successes(twice)
-    with pytest.raises(SystemExit, match="no such episodes file"):
-        paired_difference.successes(tmp_path / "missing.jsonl")
+    with pytest.raises(SystemExit, match="^error: .*missing.jsonl: no such episodes file$"):
+        main(["compare", str(tmp_path / "missing.jsonl"), str(twice)])
 
 
 def test_files_named_by_absolute_and_relative_paths_get_short_labels(tmp_path, monkeypatch):
@@ -49,3 +49,14 @@ def test_files_named_by_absolute_and_relative_paths_get_short_labels(tmp_path, m
     (tmp_path / "eto").mkdir()
     absolute, relative = tmp_path / "bc" / "eval.jsonl", Path("eto") / "eval.jsonl"
     assert paired_difference.short_names([absolute, relative]) == {absolute: "bc", relative: "eto"}
+
+
+def test_compare_gives_a_row_per_env_and_one_for_all(tmp_path, capsys):
+    base = episodes(tmp_path / "a" / "eval.jsonl", {"maze_1": True, "maze_2": False, "babyai_1": False, "babyai_2": True})
+    other = episodes(tmp_path / "b" / "eval.jsonl", {"maze_1": True, "maze_2": True, "babyai_1": True, "babyai_2": True})
+    out = tmp_path / "rows.json"
+    assert main(["compare", str(base), str(other), "--json", str(out)]) == 0
+    rows = {row["env"]: row for row in json.loads(out.read_text())}
+    assert set(rows) == {"babyai", "maze", "all"}
+    assert rows["maze"]["difference"] == pytest.approx(0.5) and rows["all"]["tasks"] == 4
+    assert "babyai" in capsys.readouterr().out

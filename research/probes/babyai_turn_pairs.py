@@ -1,12 +1,12 @@
 """Does step-wise DPO collapse because of the turns made with the goal out of sight?
 
-Experiment 4 (docs/results.md) blamed its step-wise pairs whose two replies are both turns ("turn left"
+Experiment 4 (research/results.md) blamed its step-wise pairs whose two replies are both turns ("turn left"
 against "turn right" with the goal out of sight, where the expert chooses from a map the agent lacks).
 This drops those pairs from an ETO iteration's step-wise pair file, runs the same DPO step from the same
 BC agent on the rest, and scores it on the sweep's validation tasks, with the reading measures of
 ``thought_fidelity.py``.
 
-    python agentenv-babyai/benchmarks/turn_pairs.py runs/babyai_reader/seed0 \\
+    python research/probes/babyai_turn_pairs.py runs/babyai_reader/seed0 \\
         runs/babyai_reader/seed0/eto_sweep/eto_lr1e-05_beta0.1_explore_first_difference/iter_1/pairs.jsonl \\
         --learning-rates 1e-4 3e-5
 """
@@ -18,10 +18,11 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # research/: the experiment's drivers
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))  # the demo they build on
+from babyai_thought_fidelity import fidelity  # noqa: E402  (beside this file)
 from cpu_experiment import success_on  # noqa: E402
 from eto_sweep import validation_tasks  # noqa: E402
-from thought_fidelity import fidelity  # noqa: E402  (beside this file)
 
 from agentenv.react import extract_action  # noqa: E402
 from agentenv.trainer.dpo import DPOConfig, read_pairs, train_dpo, write_pairs  # noqa: E402
@@ -31,7 +32,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("demo", type=Path, help="a seed folder of examples/cpu_experiment.py")
+    parser.add_argument("demo", type=Path, help="a seed folder of research/cpu_experiment.py")
     parser.add_argument("pairs", type=Path, help="an ETO iteration's step-wise pairs.jsonl")
     parser.add_argument("--learning-rates", type=float, nargs="+", default=[1e-4, 3e-5])
     parser.add_argument("--beta", type=float, default=0.1)

@@ -1,12 +1,12 @@
 """Choose the experiment's ETO settings on validation tasks, never on the held-out ones.
 
-For one seed folder of ``examples/cpu_experiment.py`` (its BC agent must exist), every setting runs one ETO
+For one seed folder of ``research/cpu_experiment.py`` (its BC agent must exist), every setting runs one ETO
 iteration from the BC agent and is scored on validation tasks: the first ``--tasks`` training tasks of the
 plan that neither BC, exploration nor a held-out set uses (:func:`validation_tasks`).  The BC agent is
 scored there once (``<out>/bc_validation.jsonl``); settings that explore alike share their episodes.
 ``<out>/results.json`` holds this invocation's rows, ``<out>/all_results.json`` every setting's so far.
 
-    python examples/eto_sweep.py runs/babyai_reader/seed0 \\
+    python research/eto_sweep.py runs/babyai_reader/seed0 \\
         --setting lr=1e-5 tasks=explore --setting lr=1e-4 nll=1 tasks=explore
 
 A plan whose BC set takes every training task leaves none for validation: ``--validation INDICES`` names

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 4's GPU proof, run on the device tool's GPU machine after scripts/gpu_carry.sh built .gpu_carry/:
+# The GPU proof (see README.md), run on a GPU machine after benchmarks/gpu/carry.sh built .gpu_carry/:
 #
-#   run(command="bash scripts/gpu_proof.sh", carry=[".gpu_carry"], timeout_s=600)
+#   bash benchmarks/gpu/proof.sh       # with the device tool: run(command=..., carry=[".gpu_carry"], timeout_s=600)
 #
 # 1. installs what the image lacks from the carried wheels (no network there);
 # 2. BC throughput and peak memory of SmolLM2-135M's shape in bf16 under DeepSpeed ZeRO-2 (torchrun);
@@ -10,7 +10,7 @@
 #    says nothing; the iteration proves the GPU path and times its stages.
 # Figures land in $OUT (the device tool brings them back) and in runs/gpu_proof/.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-runs/gpu_proof/out}
 mkdir -p "$OUT" runs/gpu_proof
 PY=python3

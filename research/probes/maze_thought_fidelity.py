@@ -4,9 +4,9 @@ For every agent turn that answers a position observation it checks whether the t
 and the position it was just given ("The goal is at position R, C and I am at position R, C", the expert's
 wording) and whether the move the thought announces ("So I move X.") is the action it takes.  A model
 that cannot copy those four numbers can only walk the maze by luck, and its successful episodes teach
-garbled thoughts to whatever trains on them (docs/results.md).
+garbled thoughts to whatever trains on them (research/results.md).
 
-    python agentenv-lmrlgym/benchmarks/thought_fidelity.py runs/experiment/seed0/agentevol/iter_0/eval.jsonl
+    python research/probes/maze_thought_fidelity.py runs/experiment/seed0/agentevol/iter_0/eval.jsonl
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The CPU experiment of docs/results.md: BC vs AgentEvol vs ETO on held-out tasks, over seeds.
+"""The CPU experiment of research/results.md: BC vs AgentEvol vs ETO on held-out tasks, over seeds.
 
 For each seed it runs the demo (``examples/demo.py --seed S``: by default an expert BC set of 64 training
 mazes, a small random Llama, BC, one AgentEvol iteration over 160 mazes x 2 samples), then one ETO
@@ -9,17 +9,17 @@ DPO against the frozen BC agent.  Every stage is then scored on every held-out s
 levels and AgentGym's ``test`` tasks of them; Wordle: its 300 ``test`` words).  Finally it prints and
 writes one table per held-out set (mean and spread).
 
-    python examples/cpu_experiment.py --seeds 0 1 2 --out runs/experiment
-    python examples/cpu_experiment.py --out runs/experiment_big --hidden 256 --layers 4   # demo.py options
-    python examples/cpu_experiment.py --out runs/wordle --env wordle
-    python examples/cpu_experiment.py --out runs/babyai --env babyai --max-rounds 10 --explore-tasks 256
-    python examples/cpu_experiment.py --out runs/babyai_reader --env babyai --max-rounds 10 \
-        --explore-tasks 256 --base runs/reader/reader_model --eto-learning-rate 1e-5   # examples/babyai_reader.sh
+    python research/cpu_experiment.py --seeds 0 1 2 --out runs/experiment
+    python research/cpu_experiment.py --out runs/experiment_big --hidden 256 --layers 4   # demo.py options
+    python research/cpu_experiment.py --out runs/wordle --env wordle
+    python research/cpu_experiment.py --out runs/babyai --env babyai --max-rounds 10 --explore-tasks 256
+    python research/cpu_experiment.py --out runs/babyai_reader --env babyai --max-rounds 10 \
+        --explore-tasks 256 --base runs/reader/reader_model --eto-learning-rate 1e-5   # research/babyai_reader.sh
     ... --eto-tasks explore --eto-nll-weight 1     # ETO explores AgentEvol's wider set, with an NLL term
     ... --eto-learning-rate 1e-3 --eto-beta 0 ...  # the control: the NLL term alone (no preference)
     ... --held-out fresh=20404:60404:40            # also score every stage on these tasks
 
-``--eto-*`` options pick ETO's settings (examples/eto_sweep.py compares them on validation tasks); each
+``--eto-*`` options pick ETO's settings (research/eto_sweep.py compares them on validation tasks); each
 setting other than the defaults runs in its own folder (``ETOSettings.folder``).
 
 Reruns resume: finished seeds and stages are kept.  The tables go to ``<out>/results_<ETO folder>.json``, one file
@@ -36,8 +36,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from demo import PLANS, Plan  # examples/, beside this file
-from demo import parse_args as parse_demo_args
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))  # the demo this experiment repeats
+from demo import PLANS, Plan  # noqa: E402
+from demo import parse_args as parse_demo_args  # noqa: E402
 from rich.console import Console
 from rich.table import Table
 
@@ -57,6 +58,7 @@ from agentenv.trainer.rollouts import (
     scores,
 )
 
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo.py"
 console = Console()
 #: DPO settings for a 0.4M-parameter model (the paper's lr 1e-6 is for 7B ones)
 ETO_LEARNING_RATE = 1e-4
@@ -227,7 +229,7 @@ def run_seed(
 ) -> dict[str, dict[str, float]]:
     """``{split: {stage: success}}`` for one seed, over the plan's held-out sets and ``extra_held_out``."""
     demo = out / f"seed{seed}"
-    command = [sys.executable, str(Path(__file__).with_name("demo.py")), "--out", str(demo), "--seed", str(seed)]
+    command = [sys.executable, str(DEMO), "--out", str(demo), "--seed", str(seed)]
     if status := run_process_group(command + demo_args):  # interrupted, it stops the demo and its servers
         raise SystemExit(f"seed {seed}: demo.py failed (exit status {status})")
     plan = json.loads((demo / "plan.json").read_text())

@@ -1,17 +1,13 @@
-"""The BabyAI plan of ``examples/demo.py --env babyai``: which tasks BC, exploration, the reading walks and
-the held-out scores use (the experiment of docs/results.md rests on these sets being disjoint)."""
+"""The experiment drivers refuse settings they cannot use, and choose ETO's settings on validation tasks
+that nothing else uses."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+import demo
 import pytest
-from agentenv_babyai.levels import level_of, short_name
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-import demo  # noqa: E402
 
 
 def plan(**overrides) -> demo.Plan:
@@ -19,57 +15,6 @@ def plan(**overrides) -> demo.Plan:
         levels=["GoToObjS6", "GoToLocalS8N7"], bc_tasks=64, explore_tasks=256, test_tasks=200, max_rounds=10
     )
     return demo.babyai_plan(argparse.Namespace(**(args | overrides)))
-
-
-def test_held_out_seeds_are_never_trained_or_walked_on():
-    p = plan()
-    unseen, test = p.held_out["unseen_seeds"], p.held_out["test"]
-    assert len(unseen) == 200 and len(test) == 20  # AgentGym's test split has 10 tasks per level
-    assert p.bc == p.explore[:64] and len(p.explore) == 256
-    assert not set(unseen) & (set(p.explore) | set(p.walks))
-    assert not set(test) & (set(p.explore) | set(p.walks) | set(unseen))
-    every = p.explore + p.walks + unseen + test
-    assert {short_name(level_of(i)[0]) for i in every} == {"GoToObjS6", "GoToLocalS8N7"}
-    assert p.expert_check == {"babyai": unseen} and p.max_rounds == 10
-
-
-def test_a_plan_that_does_not_fit_is_refused():
-    with pytest.raises(SystemExit, match="no BabyAI level"):
-        plan(levels=["NoSuchLevel"])
-    with pytest.raises(SystemExit, match="too few"):
-        plan(levels=["GoToObjS6"], explore_tasks=400)  # 500 training seeds: 400 + 200 held out do not fit
-
-
-def test_task_reading_walks_restate_the_goal_in_every_reply():
-    from random_walks import random_walks
-
-    tasks = plan().walks[:3]
-    for walk in random_walks("babyai", tasks, steps=4, seed=1, kind="task_reading"):
-        goal = walk.conversations[2].value.splitlines()[0]
-        assert goal.startswith("Your goal: go to ")
-        replies = [t for t in walk.conversations[2:] if t.role == "gpt"]
-        assert replies and all(t.loss for t in replies)
-        assert all(t.value.startswith(f"Thought:\n{goal} ") for t in replies)
-        observations = [t for t in walk.conversations[2:] if t.role == "human"]
-        assert not any(t.loss for t in observations)
-        for observation, reply in zip(observations, replies, strict=True):  # the move is one it was offered
-            assert reply.value.split("Action:\n")[1] in observation.value.split("Available actions: ")[1]
-    plain = random_walks("babyai", tasks[:1], steps=2, seed=1, kind="reading")[0]
-    assert plain.conversations[3].value.startswith("Thought:\nYour goal:")  # only the first reply restates it
-    assert not plain.conversations[5].value.startswith("Thought:\nYour goal:")
-
-
-def test_the_readers_level_walks_skip_held_out_tasks():
-    from random_walks import walk_tasks
-
-    p = plan()
-    held_out = [i for ids in p.held_out.values() for i in ids]
-    tasks = walk_tasks("babyai", "train", 3000, 0, held_out)
-    assert len(tasks) == len(set(tasks)) == 3000 and tasks == sorted(tasks)
-    assert not set(tasks) & set(held_out)
-    assert len({level_of(i)[0] for i in tasks}) == 40  # every level, not only the demo's two
-    assert walk_tasks("babyai", "train", 3000, 0, held_out) == tasks  # the same draw for the same seed
-    assert walk_tasks("babyai", "train", 3000, 1, held_out) != tasks
 
 
 def test_eto_sweep_validates_on_tasks_nothing_else_uses():
@@ -137,3 +82,30 @@ def test_eto_sweep_takes_named_validation_tasks_when_the_plan_leaves_none(tmp_pa
     # an earlier sweep in this folder scored other tasks: its rows could not be compared with new ones
     write_json(tmp_path / "eto_sweep" / "validation.json", [60444])
     assert "swept on other validation tasks" in sweep("--validation", "60404:60484:40")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--env", "wordle", "--held-out", "test=1,2"], "the plan already has a held-out set of that name"),
+        (["--held-out", "test_procedural=1,2"], "the plan already has a held-out set of that name"),
+        (["--env", "wordle", "--held-out", "fresh=1,2", "--no-such-option"], "demo.py: error"),
+        (["--held-out", "fresh=1:x"], "is not an index"),
+        (["--held-out", "fresh="], "names no task"),
+        (["--eto-against", "own_best"], "samples_per_instruction >= 2"),
+        (["--eto-beta", "0"], "beta 0 and nll_weight 0"),
+        (["--env", "babyai", "--levels", "GoToObjS6", "GoToObjS6x"], "no BabyAI level is called GoToObjS6x"),
+        (["--env", "babyai", "--test-tasks", "0"], "argument --test-tasks: must be at least 1"),
+        (["--base", "no/such/model"], "not a Hugging Face model folder"),
+    ],
+)
+def test_cpu_experiment_refuses_bad_settings_before_any_seed_runs(tmp_path, monkeypatch, capsys, argv, message):
+    import cpu_experiment
+
+    out = tmp_path / "experiment"
+    monkeypatch.setattr(sys, "argv", ["cpu_experiment.py", "--out", str(out), *argv])
+    with pytest.raises(SystemExit) as stopped:
+        cpu_experiment.main()
+    assert stopped.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()  # refused before seed 0's demo started

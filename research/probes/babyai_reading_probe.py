@@ -1,12 +1,12 @@
 """Can a model read? Greedy replies of a model to task-reading walks in held-out BabyAI GoTo tasks.
 
-The walks are ``examples/random_walks.py --kind task_reading`` logs: every reply restates the mission's
+The walks are ``agentenv.data.walks --kind task_reading`` logs: every reply restates the mission's
 goal line and then the observation it answers.  The probe feeds a model each walk up to one of its replies
 and checks whether the model's own reply restates the goal's object ("go to the blue ball") and the
 observation's "You see ..." line.  A pretrained LLM does both; it tells whether the reading pretraining of
-a random-weight model has taught it to copy (docs/results.md).
+a random-weight model has taught it to copy (research/results.md).
 
-    python agentenv-babyai/benchmarks/reading_probe.py runs/reader/reader_model --plan runs/reader/plan.json
+    python research/probes/babyai_reading_probe.py runs/reader/reader_model --plan runs/reader/plan.json
 """
 
 from __future__ import annotations
@@ -14,15 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from pathlib import Path
 
 import torch
+from babyai_thought_fidelity import MISSION  # beside this file
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
-from random_walks import random_walks  # noqa: E402
-from thought_fidelity import MISSION  # noqa: E402  (beside this file)
+from agentenv.data.walks import random_walks
 
 YOU_SEE = re.compile(r"You see [^\n]*")
 

@@ -4,9 +4,9 @@ For every agent turn it checks whether the thought restates the mission's object
 to the blue ball", the expert's wording), whether the action is one the observation offered, and — on the
 turns where the mission's object is in sight (a "go to <object> N" action is offered) — whether the agent
 takes it.  The last one is the whole skill of the GoTo levels; a model that cannot copy the object's
-colour and type from the mission reaches it only by luck (docs/results.md).
+colour and type from the mission reaches it only by luck (research/results.md).
 
-    python agentenv-babyai/benchmarks/thought_fidelity.py runs/babyai/seed0/agentevol/iter_0/eval.jsonl
+    python research/probes/babyai_thought_fidelity.py runs/babyai/seed0/agentevol/iter_0/eval.jsonl
 """
 
 from __future__ import annotations

@@ -1,16 +1,13 @@
-"""benchmarks/train_throughput.py's ``shape:FOLDER`` model: a model's config and tokenizer with random
-weights, which is how SmolLM2 reaches a GPU machine that cannot receive its weights (scripts/gpu_carry.sh)."""
+"""A model's shape: its config and tokenizer without the weights, made into a model with random weights,
+which is how SmolLM2 reaches a GPU machine that cannot receive its weights (benchmarks/gpu/carry.sh)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
+from agentenv.models import copy_shape, random_like
+
 torch = pytest.importorskip("torch")
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-import train_throughput  # noqa: E402
 
 
 def test_shape_folder_gives_the_same_model_with_random_weights(tmp_path):
@@ -19,11 +16,10 @@ def test_shape_folder_gives_the_same_model_with_random_weights(tmp_path):
     from agentenv.testing import tiny_llama
 
     trained = tiny_llama(tmp_path / "trained")
-    shape = train_throughput.copy_shape(trained, tmp_path / "shape")
+    shape = copy_shape(trained, tmp_path / "shape")
     assert not list(shape.glob("*.safetensors")) and (shape / "config.json").exists()
 
-    folder = train_throughput.model_folder(f"shape:{shape}", tmp_path / "work")
-    assert folder == tmp_path / "work" / "random_shape"
+    folder = random_like(shape, tmp_path / "work" / "random_shape")
     original, fresh = (AutoModelForCausalLM.from_pretrained(f) for f in (trained, folder))
     assert fresh.config.to_dict() | {"_name_or_path": ""} == original.config.to_dict() | {"_name_or_path": ""}
     names = dict(original.named_parameters())
@@ -37,5 +33,5 @@ def test_shape_folder_gives_the_same_model_with_random_weights(tmp_path):
         == AutoTokenizer.from_pretrained(trained)(text)["input_ids"]
     )
     weights = next(folder.glob("*.safetensors")).stat().st_mtime_ns
-    assert train_throughput.model_folder(f"shape:{shape}", tmp_path / "work") == folder
+    assert random_like(shape, folder) == folder
     assert next(folder.glob("*.safetensors")).stat().st_mtime_ns == weights  # made once, not again

@@ -1,0 +1,97 @@
+"""``agentenv compare``: how much of a success-rate difference between two agents is the luck of the tasks.
+
+    agentenv compare BASE.jsonl OTHER.jsonl [BASE.jsonl OTHER.jsonl ...] [--json OUT]
+
+Each pair of episode files (the evaluator's AgentTraj JSONL, greedy, one episode per task) holds two
+agents' episodes on the same tasks.  Per pair, and per env within it, it prints both success rates, the
+tasks only one of them solved, and the difference with its 95% interval over tasks (paired: the per-task
+differences' standard error, ``sd / sqrt(n)``).  The interval says how far the difference could move on
+another draw of tasks of the same kind; it says nothing about another training seed, which is what an
+experiment's spread over seeds measures.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import statistics
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from agentenv.data.trajectory import read_jsonl
+
+
+def successes(path: Path) -> dict[str, bool]:
+    """``{item_id: success}`` of an episodes file (one episode per task)."""
+    if not path.is_file():
+        raise ValueError(f"{path}: no such episodes file")
+    result: dict[str, bool] = {}
+    for episode in read_jsonl(path):
+        if episode["item_id"] in result:
+            raise ValueError(f"{path}: {episode['item_id']} played twice; this compares one episode per task")
+        result[episode["item_id"]] = bool(episode["success"])
+    return result
+
+
+def paired_difference(base: dict[str, bool], other: dict[str, bool]) -> dict[str, float]:
+    """Success rates, one-sided wins and ``other - base`` with its 95% interval, over the shared tasks."""
+    tasks = sorted(base.keys() & other.keys())
+    if len(tasks) < 2:
+        raise ValueError("the two files share fewer than 2 tasks")
+    diffs = [int(other[t]) - int(base[t]) for t in tasks]
+    half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs))
+    mean = statistics.mean(diffs)
+    return {
+        "tasks": len(tasks),
+        "base": statistics.mean(int(base[t]) for t in tasks),
+        "other": statistics.mean(int(other[t]) for t in tasks),
+        "only_base": diffs.count(-1),
+        "only_other": diffs.count(1),
+        "difference": mean,
+        "low": mean - half,
+        "high": mean + half,
+    }
+
+
+def short_names(files: list[Path]) -> dict[Path, str]:
+    """Each file's path below the files' common folder, without the file name when they all share it."""
+    full = {f: f.resolve() for f in files}  # the names given may mix absolute and relative paths
+    common = Path(os.path.commonpath([f.parent for f in full.values()]))
+    same_name = len({f.name for f in files}) == 1
+    return {f: str((full[f].parent if same_name else full[f]).relative_to(common)) for f in files}
+
+
+def env_of(item_id: str) -> str:
+    """The env of an AgentTraj item id (``babyai_12`` -> ``babyai``)."""
+    return item_id.rpartition("_")[0] or item_id
+
+
+def compare(pairs: list[tuple[Path, Path]]) -> list[dict[str, object]]:
+    """One row per pair of files and env in them (and ``all`` where a pair holds several envs)."""
+    rows = []
+    for base_file, other_file in pairs:
+        base, other = successes(base_file), successes(other_file)
+        envs = sorted({env_of(t) for t in base.keys() & other.keys()})
+        for env in envs + (["all"] if len(envs) > 1 else []):
+            keep = (lambda t: True) if env == "all" else (lambda t, env=env: env_of(t) == env)
+            row = paired_difference({t: s for t, s in base.items() if keep(t)}, {t: s for t, s in other.items() if keep(t)})
+            rows.append({"base_file": str(base_file), "other_file": str(other_file), "env": env, **row})
+    return rows
+
+
+def print_table(rows: list[dict[str, object]]) -> None:
+    label = short_names([Path(f) for row in rows for f in (row["base_file"], row["other_file"])])
+    table = Table(title="other - base, paired over tasks")
+    for column in ("other", "base", "env", "tasks", "base %", "other %", "only base", "only other", "difference",
+                   "95% interval"):
+        table.add_column(column, justify="right")
+    for row in rows:
+        table.add_row(label[Path(row["other_file"])], label[Path(row["base_file"])], row["env"], str(row["tasks"]),
+                      f"{row['base']:.1%}", f"{row['other']:.1%}", str(row["only_base"]), str(row["only_other"]),
+                      f"{row['difference']:+.1%}", f"{row['low']:+.1%} .. {row['high']:+.1%}")
+    console = Console()
+    if not console.is_terminal:  # a pipe or a log: no 80-column wrapping
+        console.width = 200
+    console.print(table)
