@@ -142,6 +142,11 @@ class MazeEnv(EpisodicEnv):
         """The moves that do not run into a wall from the current square."""
         return self.maze.open_moves(self.position) if self.maze else []
 
+    @classmethod
+    def all_actions(cls) -> list[str]:
+        """The four moves (AgentGym's ``GET /maze/available_actions``, asked without a session)."""
+        return list(MOVES)
+
     def expert_action(self) -> ExpertAction:
         maze = self.maze
         (r, c), (gr, gc) = self.position, maze.goal

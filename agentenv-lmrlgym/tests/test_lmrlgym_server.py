@@ -144,3 +144,12 @@ def test_agentgym_facts_client_plays_maze_and_wordle(base_url):
                 break
             vocab = http.get("/wordle/filtered_vocab", params={"id": sid}).json()
         assert step["reward"] == 1 and step["done"] is True and step["observation"] == "g g g g g"
+
+
+def test_available_actions_without_a_session_is_the_whole_action_set():
+    with running_server([MazeEnv]) as url, httpx.Client(base_url=url, timeout=30) as http:
+        assert http.get("/maze/available_actions").json() == ["move up", "move down", "move left", "move right"]
+        sid = http.post("/maze/create", json={"data_idx": 0}).json()["id"]
+        assert len(http.get("/maze/available_actions", params={"id": sid}).json()) < 4  # walls around
+    with running_server([WordleEnv]) as url, httpx.Client(base_url=url, timeout=30) as http:
+        assert http.get("/wordle/available_actions").status_code == 404  # no whole set: a session is needed

@@ -67,8 +67,8 @@ class Wire:
     family: Literal["id", "env_idx"] = "id"
     #: the field AgentGym's ``/reset`` names the task index with (``data_idx``, ``game``, ``seed`` ...)
     reset_field: str = "data_idx"
-    #: extra ``GET /<route>?id=`` routes: route -> method name (no arguments; a JSON-able result, or
-    #: ``bytes`` served as ``image/png``)
+    #: extra routes: route -> method name; ``GET /<route>?id=`` calls it with no arguments, ``POST /<route>``
+    #: with the body's other fields as keyword arguments; a JSON-able result, or ``bytes`` served as a PNG
     queries: Mapping[str, str] = field(default_factory=dict)
     #: the queries also answered before a session's first reset (the others answer 409 until then)
     queries_before_reset: frozenset[str] = frozenset()
@@ -200,6 +200,12 @@ class Environment(ABC):
 
     def available_actions(self) -> Any:
         """The actions legal now, where the env has a finite set; ``None`` otherwise."""
+        return None
+
+    @classmethod
+    def all_actions(cls) -> list[str] | None:
+        """Every action of the env, where the set does not depend on the state (served by
+        ``GET /available_actions`` without a session, as AgentGym's Maze server did); ``None`` otherwise."""
         return None
 
     @abstractmethod

@@ -144,16 +144,16 @@ class LocalSession:
         found = self._call(self.env.detail)
         return {"id": self.id, "data_idx": self.data_idx, "done": not self.running} | found
 
-    def query(self, route: str) -> Any:
-        """An env-specific query (``Wire.queries``); 409 before the first reset unless the env answers it
-        then."""
+    def query(self, route: str, /, **arguments: Any) -> Any:
+        """An env-specific query (``Wire.queries``) with its ``arguments``; 409 before the first reset unless
+        the env answers it then; arguments the method does not take are a 422."""
         method = self.env_cls.wire.queries.get(route)
         if method is None:
             raise BadRequest(f"{self.name} has no query {route!r} (it has: {', '.join(self.env_cls.wire.queries)})")
         self._check_open()
         if not self.started and route not in self.env_cls.wire.queries_before_reset:
             raise EpisodeNotRunning(f"{self.name} session {self.id} has no episode yet: reset it first")
-        return self._call(getattr(self.env, method))
+        return self._call(lambda: getattr(self.env, method)(**arguments), rejects=(TypeError,) if arguments else ())
 
     def close(self) -> None:
         """Free the env (its threads, subprocesses, browsers); closing twice is a no-op."""

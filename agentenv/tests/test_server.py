@@ -586,3 +586,15 @@ def test_an_env_idx_family_env_speaks_agentgyms_form_beside_the_uniform_one():
             assert session.reset(2).observation == "Target 3."
             assert session.step("add 3").success is True
         assert http.post("/close", json={"env_idx": sid}).json()["closed"] is True
+
+
+def test_the_root_answers_and_queries_take_get_and_post(http):
+    assert http.get("/").json() == "This is environment counter."
+    sid = http.post("/counter/create", json={"data_idx": 2}).json()["id"]
+    try:
+        assert http.get("/counter/target", params={"id": sid}).json() == 3
+        assert http.post("/counter/target", json={"id": sid}).json() == 3  # AgentGym's POST form (BabyAI's render)
+        refused = http.post("/counter/target", json={"id": sid, "extra": 1})  # the method takes no argument
+        assert refused.status_code == 422 and "TypeError" in refused.json()["error"]
+    finally:
+        http.post("/counter/close", json={"id": sid})

@@ -119,6 +119,10 @@ def create_app(
         async def health() -> dict[str, Any]:
             return {"status": "ok", "envs": names, "pid": os.getpid()}
 
+    @app.get("/", response_model=str)
+    async def hello() -> str:  # AgentGym's servers answered their root; its visualisation asks it
+        return f"This is environment {', '.join(names)}."
+
     for pool in pools.values():
         prefixes = [f"/{pool.env_cls.name}"] + ([""] if len(pools) == 1 else [])
         router = env_router(pool)
@@ -224,7 +228,13 @@ def env_router(pool: SessionPool) -> APIRouter:
             return sent(await pool.run(slot, session.observation))
 
     @router.get("/available_actions")
-    async def available_actions(slot: Slot = Depends(slot_from_query)) -> Any:
+    async def available_actions(
+        id: int | None = Query(None, description="session id"),  # noqa: A002 - AgentGym's name
+        env_idx: int | None = Query(None, description="session id, env_idx family"),
+    ) -> Any:
+        if id is None and env_idx is None and env_cls.all_actions() is not None:
+            return sent(env_cls.all_actions())  # the env's whole action set, no session needed
+        slot = slot_from_query(id, env_idx)
         async with slot.use() as session:
             return sent(await pool.run(slot, session.available_actions))
 
@@ -246,19 +256,32 @@ def env_router(pool: SessionPool) -> APIRouter:
         return sent(CloseResponse(closed=True, id=slot.id))
 
     for route in wire.queries:
-        router.add_api_route(f"/{route}", _query_route(pool, route, slot_from_query), methods=["GET"])
+        get, post = _query_routes(pool, route, slot_from_query, session_id)
+        router.add_api_route(f"/{route}", get, methods=["GET"], responses=QUERY_ANSWERS)
+        router.add_api_route(f"/{route}", post, methods=["POST"], responses=QUERY_ANSWERS)
     return router
 
 
-def _query_route(pool: SessionPool, route: str, slot_from_query: Any) -> Any:
-    """``GET /<route>?id=``: the env's query method; bytes come back as a PNG image."""
+#: a query may answer JSON or a PNG image (BabyAI's render)
+QUERY_ANSWERS: dict[int | str, dict[str, Any]] = {200: {"content": {"application/json": {}, "image/png": {}}}}
 
-    async def query(slot: Slot = Depends(slot_from_query)) -> Any:
+
+def _query_routes(pool: SessionPool, route: str, slot_from_query: Any, session_id: Any) -> tuple[Any, Any]:
+    """``GET /<route>?id=`` and ``POST /<route> {id, ...}``: the env's query method (the POST body's other
+    fields are its arguments); bytes come back as a PNG image."""
+
+    async def answer(slot: Slot, arguments: dict[str, Any]) -> Any:
         async with slot.use() as session:
-            value = await pool.run(slot, session.query, route)
+            value = await pool.run(slot, lambda: session.query(route, **arguments))
         if isinstance(value, bytes):
             return Response(value, media_type="image/png")
         return sent(value)
 
-    query.__name__ = route
-    return query
+    async def get(slot: Slot = Depends(slot_from_query)) -> Any:
+        return await answer(slot, {})
+
+    async def post(body: SessionRef) -> Any:
+        return await answer(pool.get(session_id(body)), dict(body.model_extra or {}))
+
+    get.__name__, post.__name__ = f"{route}", f"{route}_post"
+    return get, post
