@@ -35,8 +35,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from agentenv.cli import whole_number
 from agentenv.controller import ExpertAgent, collect, evaluate
-from agentenv.controller.commands import whole_number
 from agentenv.controller.evaluator import EvalTask
 from agentenv.data.trajectory import read_trajectories, write_json, write_trajectories
 from agentenv.data.walks import KINDS, random_walks, walk_tasks

@@ -10,8 +10,43 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Callable
 
 _COMMAND_MODULES = ["agentenv.server.commands", "agentenv.controller.commands", "agentenv.trainer.commands"]
+
+
+def whole_number(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {text}")
+        return value
+
+    return parse
+
+
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, not {text}")
+    return value
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 1 to 65535."""
+    port = whole_number(1)(text)
+    if port > 65535:
+        raise argparse.ArgumentTypeError(f"a port is at most 65535, not {text}")
+    return port
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -171,6 +171,9 @@ class Environment(ABC):
     #: live sessions a server holds at most (``None``: the server's default); set it where a session is
     #: heavy (a JVM, a browser), from what one costs
     max_sessions: ClassVar[int | None] = None
+    #: seconds one call (a step, a reset, an expert move ...) may take before the server ends its session
+    #: (answered 504); envs whose calls block on a subprocess need it most
+    call_deadline_s: ClassVar[float] = 60.0
 
     @classmethod
     @contextlib.contextmanager

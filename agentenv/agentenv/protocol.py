@@ -182,6 +182,12 @@ class EnvCrashed(EnvError):
     status = 500
 
 
+class CallTimedOut(EnvError):
+    """An environment call ran past the server's deadline; that session has been ended."""
+
+    status = 504
+
+
 class ServerUnreachable(EnvError):
     """No answer after every retry (connection refused, reset, timed out): no status."""
 
@@ -189,7 +195,9 @@ class ServerUnreachable(EnvError):
 #: status -> error class, for both sides
 ERRORS: dict[int, type[EnvError]] = {
     cls.status: cls
-    for cls in (Unauthorized, SessionNotFound, EpisodeNotRunning, BodyTooLarge, BadRequest, ServerFull, EnvCrashed)
+    for cls in (
+        Unauthorized, SessionNotFound, EpisodeNotRunning, BodyTooLarge, BadRequest, ServerFull, EnvCrashed, CallTimedOut
+    )
 }
 
 

@@ -9,6 +9,7 @@ no environment: a package installed later is served, evaluated and trained on wi
 from __future__ import annotations
 
 import functools
+import logging
 import os
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from agentenv.env import Environment
 
 ENTRY_POINT_GROUP = "agentenv.envs"
+log = logging.getLogger("agentenv.registry")
 
 
 class UnknownEnv(KeyError):
@@ -40,7 +42,10 @@ def env_class(env: str) -> type[Environment]:
             f"no installed environment {env!r} (installed: {', '.join(installed_envs()) or 'none'}); "
             f"install its package, e.g. pip install -e agentenv-{env}"
         )
-    return found[0].load()
+    try:
+        return found[0].load()
+    except Exception as exc:  # a broken or half-installed package: say which, not a traceback
+        raise UnknownEnv(f"environment {env!r} is installed but does not load ({found[0].value}): {exc!r}") from exc
 
 
 @functools.cache
@@ -49,7 +54,11 @@ def server_groups() -> dict[str, list[str]]:
     every installed env class once."""
     groups: dict[str, list[str]] = {}
     for env in installed_envs():
-        group = env_class(env).server
+        try:
+            group = env_class(env).server
+        except UnknownEnv as exc:  # one broken package must not keep the others from being served
+            log.warning("%s", exc)
+            continue
         if group:
             groups.setdefault(group, []).append(env)
     return groups

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentenv.registry import env_class, installed_envs
-from agentenv.testing import check_env, check_server, running_server
+from agentenv.testing import check_env, check_openapi, check_server, running_server
 
 ENVS = installed_envs()
 
@@ -21,3 +21,9 @@ def test_server_conforms_over_http(env):
     with running_server(env_class(env)) as url:
         passed = check_server(url, env, expert_tasks=2)
     assert "AgentGym wire shapes" in passed and "close frees sessions and child processes" in passed
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_server_answers_only_what_its_openapi_schema_documents(env):
+    with running_server(env_class(env)) as url:
+        assert check_openapi(url, max_examples=6) > 0

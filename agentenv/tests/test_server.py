@@ -550,11 +550,8 @@ def test_up_forwards_ttl_and_hands_the_token_over_off_the_command_line(monkeypat
         def __init__(self, names: list[str], **kwargs: Any) -> None:
             started.update(kwargs, names=names)
 
-        def __enter__(self) -> None:
+        def start(self) -> None:
             raise Started
-
-        def __exit__(self, *exc: object) -> None:
-            pass
 
     monkeypatch.setattr(launcher, "ServerProcesses", FakeProcesses)
     monkeypatch.setattr(signal, "signal", lambda *args: None)
@@ -598,3 +595,132 @@ def test_the_root_answers_and_queries_take_get_and_post(http):
         assert refused.status_code == 422 and "TypeError" in refused.json()["error"]
     finally:
         http.post("/counter/close", json={"id": sid})
+
+
+class StallingEnv(CounterEnv):
+    """``stall`` waits on a child process (as an env waits on its JVM) that never answers; closing the env
+    ends the child, which ends the wait."""
+
+    name: ClassVar[str] = "stalling"
+
+    def __init__(self) -> None:
+        import subprocess
+
+        super().__init__()
+        self.child = subprocess.Popen(["sleep", "600"], stdout=subprocess.PIPE)
+
+    def step(self, action: str) -> StepResult:
+        if action == "stall":
+            self.child.stdout.read()  # blocks until the child is gone
+            return StepResult("The child answered.")
+        return super().step(action)
+
+    def close(self) -> None:
+        self.child.kill()
+        self.child.wait()
+
+
+def test_a_stalled_call_answers_504_within_its_deadline_and_its_process_is_gone():
+    import psutil
+
+    with running_server(StallingEnv, deadline_s=0.5, max_sessions=1) as url, httpx.Client(base_url=url, timeout=30) as http:
+        sid = http.post("/create", json={"data_idx": 0}).json()["id"]
+        child = max(psutil.Process().children(recursive=True), key=lambda p: p.create_time())
+        started = time.monotonic()
+        stalled = http.post("/step", json={"id": sid, "action": "stall"})
+        assert stalled.status_code == 504 and time.monotonic() - started < 5
+        assert "took over 0.5 s" in stalled.json()["error"]
+        child.wait(timeout=10)  # the child the call waited on was ended
+        assert not child.is_running()
+        gone = http.post("/step", json={"id": sid, "action": "add 1"})
+        assert gone.status_code == 404 and "deadline" in gone.json()["error"]
+        deadline = time.monotonic() + 10  # its place is free once the stuck call has returned
+        while (created := http.post("/create", json={})).status_code == 429 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert created.status_code == 200
+
+
+def test_capacity_counts_a_timed_out_session_until_its_call_returns():
+    release = threading.Event()
+
+    class Hanging(CounterEnv):
+        name: ClassVar[str] = "hanging"
+
+        def step(self, action: str) -> StepResult:
+            release.wait(30)  # not ended by close: the call holds its thread until released
+            return StepResult("Released.")
+
+    with running_server(Hanging, deadline_s=0.3, max_sessions=1) as url, httpx.Client(base_url=url, timeout=30) as http:
+        sid = http.post("/create", json={"data_idx": 0}).json()["id"]
+        assert http.post("/step", json={"id": sid, "action": "wait"}).status_code == 504
+        assert http.post("/create", json={}).status_code == 429  # its thread is still held
+        release.set()
+        deadline = time.monotonic() + 10
+        while (created := http.post("/create", json={})).status_code == 429 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert created.status_code == 200
+
+
+def test_session_ids_after_a_restart_never_equal_ids_before_it():
+    with running_server(CounterEnv) as url, httpx.Client(base_url=url, timeout=30) as http:
+        before = [http.post("/create", json={}).json()["id"] for _ in range(3)]
+    with running_server(CounterEnv) as url, httpx.Client(base_url=url, timeout=30) as http:
+        after = [http.post("/create", json={}).json()["id"] for _ in range(3)]
+        stale = http.post("/step", json={"id": before[0], "action": "add 1"})
+        assert stale.status_code == 404
+    assert min(after) > max(before) and after == sorted(after) and all(i < 2**53 for i in after)
+
+
+def test_an_idle_client_keeps_its_session_until_a_full_server_needs_the_place():
+    """AgentGym's trainers hold their env clients idle through a training epoch.  Time scaled down: the
+    TTL is a day by default, a full server makes room by closing the least recently used session idle
+    longer than --evict-idle, and a client coming back to a closed session is told why."""
+    with running_server(CounterEnv, max_sessions=2, ttl_s=30, evict_idle_s=0.5) as url, \
+            httpx.Client(base_url=url, timeout=30) as http:
+        trainer = http.post("/create", json={"data_idx": 1}).json()["id"]
+        time.sleep(1.0)  # idle past --evict-idle: kept, the server is not full
+        assert http.post("/step", json={"id": trainer, "action": "add 1"}).status_code == 200
+        other = http.post("/create", json={"data_idx": 1}).json()["id"]
+        time.sleep(1.0)
+        http.post("/step", json={"id": other, "action": "add 1"})  # the other client stays busy
+        newcomer = http.post("/create", json={})
+        assert newcomer.status_code == 200  # the full server closed the longest idle session for it
+        evicted = http.post("/step", json={"id": trainer, "action": "add 1"})
+        assert evicted.status_code == 404 and "idle" in evicted.json()["error"]
+        assert "create a new session" in evicted.json()["error"]
+
+
+def test_an_idle_session_past_the_ttl_is_reaped_and_its_id_says_so():
+    with running_server(CounterEnv, ttl_s=0.3) as url, httpx.Client(base_url=url, timeout=30) as http:
+        sid = http.post("/create", json={}).json()["id"]
+        deadline = time.monotonic() + 10
+        while http.get("/info").json()["live_sessions"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        reaped = http.post("/reset", json={"id": sid, "data_idx": 1})
+        assert reaped.status_code == 404 and "idle longer than 0.3 s" in reaped.json()["error"]
+
+
+def test_a_body_the_json_parser_rejects_is_422_after_the_token_check():
+    with running_server(CounterEnv, token="sesame") as url:
+        json_type = {"content-type": "application/json"}
+        assert httpx.post(f"{url}/step", content=b"\xff", headers=json_type).status_code == 401
+        parsed = httpx.post(f"{url}/step", content=b"\xff", headers=json_type | {"Authorization": "Bearer sesame"})
+        assert parsed.status_code == 422 and parsed.json()["error"].startswith("malformed request")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["serve", "counter", "--port", "99999"], "a port is at most 65535"),
+        (["serve", "counter", "--max-sessions", "0"], "must be at least 1"),
+        (["serve", "counter", "--ttl", "0"], "must be more than 0 seconds"),
+        (["serve", "counter", "--deadline", "-1"], "must be more than 0 seconds"),
+        (["up", "counter", "--port", "counter"], "takes NAME=PORT"),
+    ],
+)
+def test_serve_options_are_checked(argv, message, capsys):
+    from agentenv.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err

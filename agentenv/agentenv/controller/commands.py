@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
+from agentenv.cli import whole_number
 from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
 from agentenv.env import info_splits
 from agentenv.protocol import EnvError, Unauthorized
@@ -72,21 +72,6 @@ def _jsonl_path(text: str) -> str:
     if not text.endswith(".jsonl"):
         raise argparse.ArgumentTypeError(f"{text!r} must end in .jsonl: episodes are appended one a line")
     return text
-
-
-def whole_number(low: int) -> Callable[[str], int]:
-    """An argparse type: a whole number of at least ``low`` (the demo scripts use it too)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low}, not {text}")
-        return value
-
-    return parse
 
 
 _positive_int = whole_number(1)

@@ -48,6 +48,10 @@ log = logging.getLogger("agentenv.server")
 
 #: live sessions per environment where neither the server's options nor the env class set a number
 DEFAULT_MAX_SESSIONS = 512
+#: idle seconds after which a session is reaped: a day, longer than a training epoch between evaluations
+DEFAULT_TTL_S = 86_400.0
+#: idle seconds after which a full server may close a session to make room for a new client
+DEFAULT_EVICT_IDLE_S = 600.0
 
 #: the error answers every session route may give, for the OpenAPI schema
 ERROR_ANSWERS: dict[int | str, dict[str, Any]] = {
@@ -60,6 +64,7 @@ ERROR_ANSWERS: dict[int | str, dict[str, Any]] = {
         422: "malformed request, or a task index outside every split",
         429: "server full: close a session first",
         500: "the environment crashed; its session was closed",
+        504: "an environment call ran past the deadline; its session was ended",
     }.items()
 }
 
@@ -68,15 +73,20 @@ def create_app(
     envs: type[Environment] | Sequence[type[Environment]],
     *,
     max_sessions: int | None = None,
-    ttl_s: float = 900.0,
+    ttl_s: float = DEFAULT_TTL_S,
+    evict_idle_s: float | None = DEFAULT_EVICT_IDLE_S,
+    deadline_s: float | None = None,
     token: str | None = None,
     max_body_bytes: int = 1_000_000,
 ) -> FastAPI:
     """Serve each environment class under ``/<env.name>``; a single environment also at the root.
 
     ``max_sessions`` caps live sessions per environment (default: each class's ``max_sessions``, else
-    :data:`DEFAULT_MAX_SESSIONS`), ``ttl_s`` is the idle time after which a
-    session is reaped, ``token`` (or ``AGENTENV_TOKEN``) requires ``Authorization: Bearer <token>``.
+    :data:`DEFAULT_MAX_SESSIONS`); ``ttl_s`` is the idle time after which a session is reaped (a day by
+    default: AgentGym's trainers hold their sessions through a training epoch); a full server closes the
+    least recently used session idle ``evict_idle_s`` or more for a new client (``None``: never);
+    ``deadline_s`` bounds one env call (default: each class's ``call_deadline_s``); ``token`` (or
+    ``AGENTENV_TOKEN``) requires ``Authorization: Bearer <token>``.
     """
     env_classes = [envs] if isinstance(envs, type) else list(envs)
     if not env_classes:
@@ -85,7 +95,13 @@ def create_app(
     if len(set(names)) != len(names):
         raise ValueError(f"environment names must be unique, got {names}")
     pools = {
-        cls.name: SessionPool(cls, max_sessions=max_sessions or cls.max_sessions or DEFAULT_MAX_SESSIONS, ttl_s=ttl_s)
+        cls.name: SessionPool(
+            cls,
+            max_sessions=max_sessions or cls.max_sessions or DEFAULT_MAX_SESSIONS,
+            ttl_s=ttl_s,
+            evict_idle_s=evict_idle_s,
+            deadline_s=deadline_s or cls.call_deadline_s,
+        )
         for cls in env_classes
     }
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import time
 
+from agentenv.cli import port_number, seconds, whole_number
+
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     listing = sub.add_parser("list", help="the installed environments: server, port, splits, rounds")
@@ -12,31 +14,46 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     serve = sub.add_parser("serve", help="serve one environment (or a server group of several) over HTTP")
     serve.add_argument("env", help="an installed environment or server group (agentenv list shows them)")
-    serve.add_argument("--host", default="127.0.0.1", help="interface to bind (default: loopback only)")
-    serve.add_argument("--port", type=int, default=None, help="port (default: the env's default port)")
-    serve.add_argument("--max-sessions", type=int, help="live sessions per env (default: the env's own, else 512)")
-    serve.add_argument("--ttl", type=float, default=900.0, help="seconds before an idle session is reaped")
-    serve.add_argument(
-        "--token",
-        default=None,
-        help="require 'Authorization: Bearer TOKEN'; better set AGENTENV_TOKEN, which ps does not show",
-    )
-    serve.add_argument("--log-level", default="warning")
+    serve.add_argument("--port", type=port_number, help="port (default: the env's own, agentenv list)")
+    _add_server_options(serve)
+    serve.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     serve.set_defaults(func=_serve)
 
     up = sub.add_parser("up", help="start several servers as subprocesses; Ctrl-C stops them all")
     up.add_argument("envs", nargs="+", help="environments or server groups, e.g. lmrlgym babyai")
-    up.add_argument("--host", default="127.0.0.1")
-    up.add_argument("--port", action="append", default=[], metavar="NAME=PORT", help="override a default port")
-    up.add_argument("--max-sessions", type=int, help="live sessions per env (default: the env's own, else 512)")
-    up.add_argument("--ttl", type=float, default=900.0, help="seconds before an idle session is reaped")
-    up.add_argument(
-        "--token",
-        default=None,
-        help="servers require 'Authorization: Bearer TOKEN' (or set AGENTENV_TOKEN); passed to them through "
-        "AGENTENV_TOKEN, not their command lines",
-    )
+    up.add_argument("--port", action="append", default=[], type=_named_port, metavar="NAME=PORT",
+                    help="override a default port (repeatable)")
+    _add_server_options(up)
     up.set_defaults(func=_up)
+
+
+def _add_server_options(p: argparse.ArgumentParser) -> None:
+    from agentenv.server.app import DEFAULT_EVICT_IDLE_S, DEFAULT_MAX_SESSIONS, DEFAULT_TTL_S
+
+    p.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, loopback only)")
+    p.add_argument("--max-sessions", type=whole_number(1),
+                   help=f"live sessions per env (default: the env's own, else {DEFAULT_MAX_SESSIONS})")
+    p.add_argument("--ttl", type=seconds, default=DEFAULT_TTL_S,
+                   help="seconds of idleness after which a session is reaped (default: %(default)g, a day)")
+    p.add_argument("--evict-idle", type=seconds, default=DEFAULT_EVICT_IDLE_S,
+                   help="a full server closes the least recently used session idle this long for a new client "
+                   "(default: %(default)g)")
+    p.add_argument("--deadline", type=seconds,
+                   help="seconds one env call may take before its session is ended, 504 (default: the env's own)")
+    p.add_argument("--token", default=None,
+                   help="require 'Authorization: Bearer TOKEN'; better set AGENTENV_TOKEN, which ps does not show")
+
+
+def _named_port(text: str) -> tuple[str, int]:
+    name, eq, port = text.partition("=")
+    if not eq or not name:
+        raise argparse.ArgumentTypeError(f"takes NAME=PORT, not {text!r}")
+    return name, port_number(port)
+
+
+def _server_settings(args: argparse.Namespace) -> dict[str, object]:
+    return {"max_sessions": args.max_sessions, "ttl_s": args.ttl, "evict_idle_s": args.evict_idle,
+            "deadline_s": args.deadline, "token": args.token}
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -57,39 +74,36 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from agentenv.registry import UnknownEnv
     from agentenv.server.launcher import serve
 
-    serve(
-        args.env,
-        host=args.host,
-        port=args.port,
-        max_sessions=args.max_sessions,
-        ttl_s=args.ttl,
-        token=args.token,
-        log_level=args.log_level,
-    )
+    try:
+        serve(args.env, host=args.host, port=args.port, log_level=args.log_level, **_server_settings(args))
+    except UnknownEnv as exc:
+        raise SystemExit(f"error: {exc}") from None
     return 0
 
 
 def _up(args: argparse.Namespace) -> int:
     from agentenv.processes import interrupt_on_sigterm
-    from agentenv.server.launcher import ServerProcesses
+    from agentenv.registry import UnknownEnv
+    from agentenv.server.launcher import ServerProcesses, server_arguments
 
     interrupt_on_sigterm()  # Ctrl-C and a process manager's SIGTERM both stop the servers
-    ports = {}
-    for item in args.port:
-        name, _, port = item.partition("=")
-        if not port.isdigit():
-            raise SystemExit(f"--port takes NAME=PORT, got {item!r}")
-        ports[name] = int(port)
-    extra = ["--ttl", str(args.ttl)] + (["--max-sessions", str(args.max_sessions)] if args.max_sessions else [])
-    with ServerProcesses(args.envs, host=args.host, ports=ports, extra_args=extra, token=args.token) as urls:
+    extra = server_arguments(**{k: v for k, v in _server_settings(args).items() if k != "token"})
+    try:
+        servers = ServerProcesses(args.envs, host=args.host, ports=dict(args.port), extra_args=extra, token=args.token)
+        urls = servers.start()
+    except (UnknownEnv, ValueError, RuntimeError, TimeoutError) as exc:
+        raise SystemExit(f"error: {exc}") from None
+    try:
         for name, url in urls.items():
             print(f"{name:12s} {url}", flush=True)
         print("all servers healthy; Ctrl-C stops them", flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            print("stopping servers", flush=True)
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        print("stopping servers", flush=True)
+    finally:
+        servers.stop()
     return 0

@@ -39,22 +39,28 @@ async def _env_error(request: Request, exc: EnvError) -> JSONResponse:
     return error_response(exc.status or 500, exc.message, headers)
 
 
-async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-    # FastAPI parses the body before any dependency runs, so a malformed body would be answered before
-    # the auth dependency could refuse the request: check the token first (``app.state.auth``, if set)
+async def _refused_token(request: Request) -> JSONResponse | None:
+    """FastAPI parses the body before any dependency runs, so a malformed body would be answered before
+    the auth dependency could refuse the request: the token is checked first (``app.state.auth``, if set)."""
     auth = getattr(request.app.state, "auth", None)
     if auth is not None:
         try:
             await auth(request)
         except Unauthorized as refused:
             return await _env_error(request, refused)
-    return error_response(422, format_validation_errors(list(exc.errors())))
+    return None
+
+
+async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    return await _refused_token(request) or error_response(422, format_validation_errors(list(exc.errors())))
 
 
 async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
     if exc.status_code == 404:
         message = f"no such route: {request.method} {request.url.path}"
+    if exc.status_code == 400:  # FastAPI's "error parsing the body" (e.g. bytes that are not UTF-8)
+        return await _refused_token(request) or error_response(422, f"malformed request: {message}")
     return error_response(exc.status_code, message, getattr(exc, "headers", None))
 
 

@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import httpx
 
@@ -43,20 +44,31 @@ def serve(
     *,
     host: str = "127.0.0.1",
     port: int | None = None,
-    max_sessions: int | None = None,
-    ttl_s: float = 900.0,
-    token: str | None = None,
     log_level: str = "warning",
+    **settings: Any,
 ) -> None:
-    """Serve env ``name`` (or a server group such as ``lmrlgym``) until interrupted."""
+    """Serve env ``name`` (or a server group such as ``lmrlgym``) until interrupted; ``settings`` are
+    :func:`~agentenv.server.app.create_app`'s (``max_sessions``, ``ttl_s``, ``deadline_s``, ``token`` ...)."""
     import uvicorn
 
     if PARENT_PID_VAR in os.environ:  # started by ServerProcesses: do not outlive it
         stop_when_orphaned(int(os.environ[PARENT_PID_VAR]))
 
     envs = [env_class(env) for env in server_members(name)]
-    app = create_app(envs, max_sessions=max_sessions, ttl_s=ttl_s, token=token)
-    uvicorn.run(app, host=host, port=port or default_port(name), log_level=log_level, access_log=False)
+    port = port or default_port(name)
+    if _port_in_use(host, port):
+        raise SystemExit(f"error: port {port} on {host} is already in use: stop what listens there, or give --port")
+    app = create_app(envs, **settings)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
+
+
+def server_arguments(
+    *, max_sessions: int | None = None, ttl_s: float | None = None, evict_idle_s: float | None = None,
+    deadline_s: float | None = None,
+) -> list[str]:
+    """``agentenv serve`` options for these settings (the ones given)."""
+    pairs = [("--max-sessions", max_sessions), ("--ttl", ttl_s), ("--evict-idle", evict_idle_s), ("--deadline", deadline_s)]
+    return [arg for flag, value in pairs if value is not None for arg in (flag, str(value))]
 
 
 class ServerProcesses:
@@ -79,6 +91,11 @@ class ServerProcesses:
         self.names = list(names)
         self.host = host
         self.ports = {name: (ports or {}).get(name) or default_port(name) for name in self.names}
+        shared = {port: [n for n in self.names if self.ports[n] == port] for port in self.ports.values()}
+        for port, names in shared.items():
+            if len(names) > 1:
+                raise ValueError(f"{' and '.join(names)} would both listen on port {port}: serve them as one group "
+                                 f"(agentenv list shows the groups), or give each its own --port NAME=PORT")
         self.extra_args = list(extra_args)
         self.token = token
         self.startup_timeout_s = startup_timeout_s

@@ -1,17 +1,19 @@
 """Tools for testing environments and the code around them.
 
-- :func:`check_env` / :func:`check_server`: the conformance suite every environment gets for free;
+- :func:`check_env` / :func:`check_server` / :func:`check_openapi`: the conformance suite every environment
+  gets for free;
 - :func:`running_server`: a real server on a free loopback port, for tests and benchmarks;
 - :func:`tiny_llama`: a tiny random Llama with a locally trained tokenizer (nothing downloaded).
 """
 
-from .conformance import ConformanceError, check_env, check_server, sample_tasks
+from .conformance import ConformanceError, check_env, check_openapi, check_server, sample_tasks
 from .models import tiny_llama, tiny_tokenizer
 from .servers import free_port, running_server
 
 __all__ = [
     "ConformanceError",
     "check_env",
+    "check_openapi",
     "check_server",
     "free_port",
     "running_server",

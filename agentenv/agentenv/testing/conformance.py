@@ -13,6 +13,9 @@ rule broken, and returns the names of the checks that passed.  The checks:
 - (server) each AgentGym shape the env declares (``Environment.wire.shapes``) holds;
 - closing every session frees what they held: threads and child processes (in process), live sessions
   and child processes (server on this machine).
+
+``check_openapi(url)`` fuzzes a server from its own OpenAPI schema (schemathesis): no 5xx, and no status,
+content type or body the schema does not document.
 """
 
 from __future__ import annotations
@@ -300,3 +303,42 @@ def _local_process(pid: int | None) -> Any:
         return psutil.Process(pid)
     except psutil.Error:  # another machine's pid (or gone)
         return None
+
+
+# --- the OpenAPI schema -----------------------------------------------------------------------------------
+
+
+def check_openapi(url: str, *, max_examples: int = 8) -> int:
+    """Fuzz every operation of the server at ``url`` from its ``/openapi.json`` (schemathesis, at most
+    ``max_examples`` cases each): every answer must be no 5xx and a status, content type and body the schema
+    documents.  Returns how many cases ran; raises :class:`ConformanceError` listing the failures."""
+    import schemathesis
+    from hypothesis import HealthCheck, Phase, given, settings
+    from schemathesis.checks import not_a_server_error
+    from schemathesis.specs.openapi.checks import (
+        content_type_conformance,
+        response_schema_conformance,
+        status_code_conformance,
+    )
+
+    checks = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+    schema = schemathesis.openapi.from_url(f"{url.rstrip('/')}/openapi.json")
+    failures: list[str] = []
+    cases = 0
+    for result in schema.get_all_operations():
+        operation = result.ok()
+
+        @given(case=operation.as_strategy())
+        @settings(max_examples=max_examples, deadline=None, database=None, phases=[Phase.generate],
+                  suppress_health_check=list(HealthCheck))
+        def run(case: Any) -> None:
+            nonlocal cases
+            cases += 1
+            try:
+                case.call_and_validate(checks=checks)
+            except Exception as exc:  # collected: every operation is fuzzed before the verdict
+                failures.append(f"{case.operation.label}: {str(exc).strip().splitlines()[0]}")
+
+        run()
+    _require(not failures, f"{url}: {len(failures)} answer(s) break the OpenAPI schema: " + "; ".join(sorted(set(failures))[:5]))
+    return cases
