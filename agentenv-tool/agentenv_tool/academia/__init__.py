@@ -1,0 +1,1 @@
+"""Academia: a generated citation graph and co-author graph (networkx)."""

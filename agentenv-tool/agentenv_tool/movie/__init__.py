@@ -1,0 +1,1 @@
+"""Movie: a generated film database (films, people, credits, companies, keywords, titles)."""

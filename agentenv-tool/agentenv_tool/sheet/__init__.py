@@ -1,0 +1,1 @@
+"""Sheet: a spreadsheet engine over openpyxl workbooks."""

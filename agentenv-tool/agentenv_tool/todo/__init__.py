@@ -1,0 +1,1 @@
+"""TODO: a project and task store, seeded per episode."""

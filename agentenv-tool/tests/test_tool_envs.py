@@ -1,0 +1,204 @@
+"""The five envs in process: experts, refusals, the progress rate, the Sheet and TODO final-state checks."""
+
+import json
+
+import pytest
+from agentenv_tool.academia.env import AcademiaEnv
+from agentenv_tool.movie.env import MovieEnv
+from agentenv_tool.sheet.env import SheetEnv
+from agentenv_tool.todo.env import TodoEnv
+from agentenv_tool.weather.env import WeatherEnv
+
+from agentenv.react import format_react
+from agentenv.session import LocalSession
+
+ENVS = [WeatherEnv, MovieEnv, AcademiaEnv, SheetEnv, TodoEnv]
+
+
+def play_expert(session, idx, env_cls):
+    session.reset(idx)
+    for _ in range(env_cls.max_rounds):
+        move = session.expert()
+        answer = session.step(format_react(move.thought, move.action))  # a whole ReAct reply
+        if answer.done:
+            return answer
+    return answer
+
+
+@pytest.mark.parametrize("env_cls", ENVS, ids=lambda c: c.name)
+def test_the_expert_solves_every_test_task(env_cls):
+    with env_cls.shared(), LocalSession(env_cls) as session:
+        failed = [idx for idx in env_cls.splits["test"] if not play_expert(session, idx, env_cls).success]
+    assert failed == []
+
+
+@pytest.mark.parametrize("env_cls", ENVS, ids=lambda c: c.name)
+def test_splits_are_fixed_graded_and_apart(env_cls):
+    sizes = {"weather": 300, "movie": 200, "academia": 100, "sheet": 100, "todo": 150}
+    assert len(env_cls.splits["train"]) + len(env_cls.splits["test"]) >= sizes[env_cls.name]
+    goals = {split: {(env_cls.task_of(i).record.goal, json.dumps(env_cls.task_of(i).record.init_config))
+                     for i in env_cls.splits[split]} for split in ("train", "test")}
+    assert not goals["train"] & goals["test"]
+    levels = {env_cls.task_of(i).record.difficulty for i in env_cls.splits["test"]}
+    assert levels >= {"easy", "hard"}
+    kinds = {env_cls.task_of(i).kind for i in env_cls.splits["test"]}
+    assert len(kinds) >= 6
+
+
+def step(env, tool, **arguments):
+    return env.step(f"{tool} with Action Input: {json.dumps(arguments)}")
+
+
+def weather_task(kind):
+    return next(i for i in WeatherEnv.splits["test"] if WeatherEnv.task_of(i).kind == kind)
+
+
+def test_a_partial_episode_scores_its_progress_rate():
+    env = WeatherEnv()
+    idx = weather_task("which_warmer")
+    task = WeatherEnv.task_of(idx)
+    env.reset(idx)
+    plan = task.plan[:-1]
+    total = 0.0
+    for n, planned in enumerate(plan, 1):
+        result = env.step(planned.action)
+        total += result.reward
+        assert result.score == pytest.approx(n / len(task.record.subgoals)) == pytest.approx(total)
+        assert not result.done
+    wrong = step(env, "finish", answer="Atlantis")
+    assert wrong.done and wrong.reward == 0 and wrong.score == pytest.approx(len(plan) / (len(plan) + 1))
+    assert not WeatherEnv.is_success(wrong.score)
+
+
+def test_a_correct_answer_alone_succeeds_and_calls_reach_each_subgoal_once():
+    env = WeatherEnv()
+    idx = weather_task("distance")
+    task = WeatherEnv.task_of(idx)
+    env.reset(idx)
+    first = task.plan[0]
+    assert env.step(first.action).score > 0
+    assert env.step(first.action).reward == 0  # the same result again reaches no new subgoal
+    assert step(env, "finish", answer=task.record.answer).score == 1.0
+
+
+def test_malformed_actions_unknown_tools_and_schema_violations_are_observations():
+    env = MovieEnv()
+    env.reset(MovieEnv.splits["test"][0])
+    for action, says in [
+        ("search for the film please", 'Format error: "search for the film please" is not a tool call'),
+        ("get_search_film with Action Input: {}", "there is no tool 'get_search_film'. The tools are: check_valid"),
+        ("get_search_movie with Action Input: {}", "missing argument 'movie_name'"),
+        ('get_movie_details with Action Input: {"movie_id": "1", "lang": "en"}', "unknown argument 'lang'"),
+        ('get_movie_details with Action Input: {"movie_id": [1]}', "argument 'movie_id' input should be a valid"),
+        ('get_movie_details with Action Input: {"movie_id": "nope"}', "there is no movie with id 'nope'"),
+    ]:
+        result = env.step(action)
+        assert says in result.observation and result.reward == 0 and not result.done
+    assert "get_movie_cast" in env.step("check_valid_actions with Action Input: {}").observation
+
+
+def test_an_input_that_tries_code_is_never_run(tmp_path):
+    marker = tmp_path / "pwned"
+    env = AcademiaEnv()
+    env.reset(AcademiaEnv.splits["test"][0])
+    for action in [
+        f"finish with Action Input: __import__('os').system('touch {marker}')",
+        f"loadPaperNet with Action Input: {{'x': __import__('os').system('touch {marker}')}}",
+        f'neighbourCheck with Action Input: {{"graph": "PaperNet", "node": "__import__(\'os\').system(\'touch {marker}\')"}}',
+    ]:
+        result = env.step(action)
+        assert result.reward == 0 and not result.done
+    assert not marker.exists()
+    assert "Please load the PaperNet first." in env.observation()
+
+
+def test_dates_out_of_range_are_refused_naming_what_is_allowed():
+    env = WeatherEnv()
+    idx = weather_task("past_mean")
+    env.reset(idx)
+    today = WeatherEnv.task_of(idx).record.init_config["current_date"]
+    place = {"latitude": 48.85, "longitude": 2.35}
+    for tool, dates, says in [
+        ("get_historical_temp", {"start_date": today, "end_date": today}, f"earlier than today ({today})"),
+        ("get_temp_forecast", {"start_date": today, "end_date": today}, f"later than today ({today})"),
+        ("get_temp_forecast", {"start_date": "2099-01-01", "end_date": "2099-01-02"}, "forecasts reach 16 days"),
+        ("get_historical_rain", {"start_date": "2010-01-01", "end_date": "2010-01-02"}, "starts on 2015-01-01"),
+        ("get_historical_snow", {"start_date": "2016-01-01", "end_date": "2016-03-01"}, "at most 30 days"),
+        ("get_historical_temp", {"start_date": "15/06/2016", "end_date": "2016-06-16"}, "written YYYY-MM-DD"),
+        ("get_current_temp", {"current_date": "2016-06-16"}, f"must be today's date, {today}"),
+    ]:
+        result = step(env, tool, **place, **dates)
+        assert says in result.observation and result.reward == 0 and not result.done
+
+
+def sheet_task(kind):
+    return next(i for i in SheetEnv.splits["train"] if SheetEnv.task_of(i).kind == kind)
+
+
+def test_sheet_success_is_finishing_with_the_target_sheet():
+    idx = sheet_task("sales_update")
+    task = SheetEnv.task_of(idx)
+    env = SheetEnv()
+    env.reset(idx)
+    for planned in task.plan[:-1]:
+        result = env.step(planned.action)
+    assert result.score < 1.0 and not result.done  # the sheet is right, but the episode is not finished
+    assert json.loads(result.observation.removeprefix("Observation: ").split("\nGive me")[0]) == json.loads(
+        task.record.answer)
+    assert env.step("finish with Action Input: {}").score == 1.0
+
+    env.reset(idx)
+    for planned in task.plan[:-2]:  # all but the final sort
+        env.step(planned.action)
+    step(env, "sort_sheet_by_col", col_num=4, order="asc")  # the wrong order
+    result = env.step("finish()")
+    assert result.done and 0 < result.score < 1.0 and not SheetEnv.is_success(result.score)
+
+
+def test_sheet_formulas_follow_their_cells_and_move_with_rows():
+    env = SheetEnv()
+    env.reset(sheet_task("column_totals"))
+    env.step(SheetEnv.task_of(sheet_task("column_totals")).plan[0].action)  # open the sheet
+    values = json.loads(step(env, "update_cell_by_formula", operator="SUM", start_position="C2",
+                             end_position="C3", result_position="J2").observation.split("\n")[0][13:])
+    assert float(values[1][9]) == float(values[1][2]) + float(values[2][2])
+    values = json.loads(step(env, "update_cell", position="C2", value="1000").observation.split("\n")[0][13:])
+    assert float(values[1][9]) == 1000 + float(values[2][2])
+    values = json.loads(step(env, "insert_rows", values_list=[["new"]], row_idx=2).observation.split("\n")[0][13:])
+    assert values[1][0] == "new" and float(values[2][9]) == 1000 + float(values[3][2])
+    assert "MINUS" in step(env, "update_cell_by_formula", operator="DIVIDE", result_position="J3",
+                           position_list=["C2"]).observation
+    assert "not a cell position in A1 notation" in step(env, "update_cell", position="2C", value=1).observation
+    assert "at most 500 rows" in step(env, "update_cell", position="A99999", value=1).observation
+    step(env, "update_cell", position="A3", value="x" * 5000)
+    assert "too long to match" in step(env, "filter_cells", query="(x+x+)+y", in_column=1).observation
+
+
+def todo_task(kind):
+    return next(i for i in TodoEnv.splits["train"] if TodoEnv.task_of(i).kind == kind)
+
+
+def test_todo_success_needs_the_right_answer_and_the_target_store():
+    idx = todo_task("complete")
+    task = TodoEnv.task_of(idx)
+    env = TodoEnv()
+    env.reset(idx)
+    for planned in task.plan[:-1]:
+        env.step(planned.action)
+    listed = [t for t in env.backend.store.open_tasks()]
+    extra = listed[0].id
+    step(env, "delete_task", task_id=extra)  # one change too many
+    result = step(env, "finish", answer="done")
+    assert result.done and not TodoEnv.is_success(result.score)
+
+    env.reset(idx)
+    for planned in task.plan:
+        result = env.step(planned.action)
+    assert result.done and result.score == 1.0
+
+    question = todo_task("due_date_of")
+    env.reset(question)
+    for planned in TodoEnv.task_of(question).plan[:-1]:
+        env.step(planned.action)
+    step(env, "complete_task", task_id=env.backend.store.open_tasks()[0].id)  # a question changes nothing
+    assert step(env, "finish", answer=TodoEnv.task_of(question).record.subgoals[-1]).score < 1.0
