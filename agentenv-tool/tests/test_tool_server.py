@@ -1,0 +1,59 @@
+"""The five envs on one real server (the "tool" group), spoken to in AgentGym's form and in the uniform one."""
+
+import httpx
+import pytest
+from agentenv_tool.academia.env import AcademiaEnv
+from agentenv_tool.base import first_observation
+from agentenv_tool.movie.env import MovieEnv
+from agentenv_tool.sheet.env import SheetEnv
+from agentenv_tool.todo.env import TodoEnv
+from agentenv_tool.weather.env import WeatherEnv
+
+from agentenv.client import EnvClient
+from agentenv.registry import default_port, server_members
+from agentenv.testing import running_server
+
+ENVS = [WeatherEnv, MovieEnv, AcademiaEnv, SheetEnv, TodoEnv]
+
+
+@pytest.fixture(scope="module")
+def base_url():
+    with running_server(ENVS) as url:
+        yield url
+
+
+def test_the_five_envs_are_one_server_group_on_one_port():
+    assert sorted(server_members("tool")) == sorted(env.name for env in ENVS)
+    assert default_port("tool") == 36007 == default_port("weather")
+
+
+@pytest.mark.parametrize("env_cls", ENVS, ids=lambda c: c.name)
+def test_agentgyms_wire_plays_the_expert_to_success(base_url, env_cls):
+    idx = env_cls.splits["test"][-1]
+    task = env_cls.task_of(idx)
+    with httpx.Client(base_url=f"{base_url}/{env_cls.name}", timeout=30) as http:
+        sid = http.post("/create", json={"id": idx}).json()
+        assert isinstance(sid, int) and not isinstance(sid, bool)
+        try:
+            observation = http.post("/reset", json={"env_idx": sid, "id": idx}).json()
+            assert observation == first_observation(task.record.goal)
+            assert http.get("/observation", params={"env_idx": sid}).json() == observation
+            for planned in task.plan:
+                reply = f"Thought:\n{planned.thought}\n\nAction:\n{planned.action}"  # a whole ReAct reply
+                answer = http.post("/step", json={"env_idx": sid, "action": reply}).json()
+                assert {"observation", "reward", "done"} <= answer.keys()
+                assert answer["observation"].startswith("Observation: ")
+            assert answer["done"] is True and answer["success"] is True and answer["score"] == 1.0
+            assert http.get("/observation", params={"env_idx": sid}).json() == answer["observation"]
+        finally:
+            assert http.post("/close", json={"env_idx": sid}).json()["closed"] is True
+
+
+def test_a_bad_action_over_http_is_an_observation_and_keeps_the_session(base_url):
+    with EnvClient("todo", base_url) as client, client.session(data_idx=TodoEnv.splits["test"][0]) as session:
+        for action in ("Action: get_projects with Action Input: {oops}", "delete everything",
+                       'Action: complete_task with Action Input: {"task_id": "0"}'):
+            answer = session.step(action)
+            assert answer.reward == 0 and not answer.done and answer.observation.startswith("Observation: ")
+        assert "does not exist" in answer.observation
+        assert '"name"' in session.step("Action: get_projects with Action Input: {}").observation
