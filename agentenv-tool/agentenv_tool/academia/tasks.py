@@ -133,7 +133,12 @@ def paper_authors(g: Goal):
 
 
 def authors_overlap(g: Goal):
-    first, second = g.paper(), g.paper()
+    first = g.paper()
+    second = g.paper()
+    if g.rng.random() < 0.5:  # half the pairs share an author
+        shared = sorted(t for a in g.world.papers.nodes[first]["authors"]
+                        for t in g.world.authors.nodes[a]["papers"] if t != first)
+        second = g.rng.choice(shared) if shared else second
     if first == second:
         return None
     teams = [set(g.paper_node(t, "For its authors, ")["authors"]) for t in (first, second)]
@@ -150,6 +155,9 @@ def author_org(g: Goal):
 
 def same_org(g: Goal):
     a, b = g.author(), g.author()
+    if g.rng.random() < 0.5:  # half the pairs work at one organisation
+        org = g.world.authors.nodes[a]["org"]
+        b = g.rng.choice(sorted(x for x in g.world.authors if g.world.authors.nodes[x]["org"] == org))
     if a == b:
         return None
     orgs = [g.author_node(x, "For the organisation, ")["org"] for x in (a, b)]
@@ -182,10 +190,15 @@ def compare_papers(g: Goal):
 
 def same_venue(g: Goal):
     first, second = g.paper(), g.paper()
+    with_year = g.rng.random() < 0.5
+    if g.rng.random() < 0.5:  # half the pairs appeared in one venue (and, when asked, in one year)
+        venue, year = (g.world.papers.nodes[first][k] for k in ("venue", "year"))
+        alike = sorted(t for t, n in g.world.papers.nodes(data=True) if n["venue"] == venue and t != first
+                       and (n["year"] == year or not with_year))
+        second = g.rng.choice(alike) if alike else second
     if first == second:
         return None
     nodes = [g.paper_node(t, "For its venue, ") for t in (first, second)]
-    with_year = g.rng.random() < 0.5
     same = nodes[0]["venue"] == nodes[1]["venue"] and (not with_year or nodes[0]["year"] == nodes[1]["year"])
     answer = "Yes" if same else "No"
     asked = "in the same venue and in the same year" if with_year else "in the same venue"
@@ -196,6 +209,9 @@ def same_venue(g: Goal):
 
 def both_conference(g: Goal):
     first, second = g.paper(), g.paper()
+    if g.rng.random() < 0.5:  # half the pairs are two conference papers
+        conference = sorted(t for t, n in g.world.papers.nodes(data=True) if n["doc_type"] == "Conference")
+        first, second = g.rng.sample(conference, 2)
     if first == second:
         return None
     kinds = [g.paper_node(t, "For its document type, ")["doc_type"] for t in (first, second)]

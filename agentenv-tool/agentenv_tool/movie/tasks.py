@@ -91,7 +91,8 @@ def film_fact(g: Goal):
 
 
 def made_profit(g: Goal):
-    film = g.film()
+    profit = g.rng.random() < 0.5  # half the goals ask about a film that made a profit
+    film = next(f for f in iter(g.film, None) if (f.revenue > f.budget) == profit)
     details = g.details(film)
     answer = "Yes" if details["revenue"] > details["budget"] else "No"
     return (f"Did the movie {film.title} make a profit? Please answer with Yes or No.", "medium", answer,
@@ -114,7 +115,8 @@ def compare(g: Goal):
 
 
 def share_genre(g: Goal):
-    first, second = g.film(), g.film()
+    first, common = g.film(), g.rng.random() < 0.5  # half the pairs share a genre
+    second = next(f for f in iter(g.film, None) if bool(set(f.genres) & set(first.genres)) == common and f != first)
     if first.title == second.title:
         return None
     genres = [{x["name"] for x in g.details(film)["genres"]} for film in (first, second)]
@@ -136,7 +138,8 @@ def companies(g: Goal):
 
 def from_country(g: Goal):
     film = g.film()
-    code = g.rng.choice([c for c, _ in film.countries] + sorted(NATIONALITIES))
+    own = [c for c, _ in film.countries]
+    code = g.rng.choice(own if g.rng.random() < 0.5 else sorted(set(NATIONALITIES) - set(own)))
     movie_id = g.search(film)
     countries = g.plan.call(f"{film.title} has id {movie_id}; I fetch its production countries.",
                             "get_movie_production_countries", movie_id=movie_id)["production_countries"]

@@ -15,7 +15,7 @@ from functools import lru_cache
 from ..base import PlanBuilder, Task, task_rng
 from ..records import AdditionalInfo, TaskRecord
 from .backend import WeatherBackend, clean
-from .world import City, task_cities
+from .world import City, task_cities, weather
 
 FIRST_TODAY, LAST_TODAY = date(2019, 1, 1), date(2024, 12, 31)
 HARDER = {"easy": "medium", "medium": "hard", "hard": "hard"}
@@ -142,7 +142,16 @@ def rain_week(g: Goal, city: City, home: bool):
     return text, "medium", total, f"The daily rain sums add up to {total} mm."
 
 
+def _snows(city: City, today: date) -> bool:
+    days = (today + timedelta(days=k) for k in (1, 2, 3))
+    return any(weather(city.latitude, city.longitude, d).snowfall > 0 for d in days)
+
+
 def snow_soon(g: Goal, city: City, home: bool):
+    if g.rng.random() < 0.5 and not home:  # half the goals ask about a city where it will snow
+        city = next((c for c in g.rng.sample(task_cities(), 60) if _snows(c, g.today)), None)
+        if city is None:
+            return None
     text = f"Will it snow in {g.place(city, home)} in the next 3 days? Please answer Yes or No."
     lat, lon = g.locate(city, home)
     today = g.date()
