@@ -49,8 +49,40 @@ def port_number(text: str) -> int:
     return port
 
 
+class HelpWithDefaults(argparse.HelpFormatter):
+    """``--help`` that shows each option's default where it has one (and its help does not already say)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        hidden = action.default is None or action.default is False or action.default == [] or action.default == argparse.SUPPRESS
+        if "default" in text or not action.option_strings or hidden:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+class ListOption(argparse.Action):
+    """A list option whose values come space- or comma-separated, over one or several uses of the flag
+    (``--env maze wordle``, ``--env maze,wordle``, ``--env maze --env wordle``): one flat list.  Given
+    ``deprecated`` (the old flag's name), using that name still works and prints a note."""
+
+    def __init__(self, *args, deprecated: str | None = None, **kwargs) -> None:
+        kwargs.setdefault("nargs", "+")
+        super().__init__(*args, **kwargs)
+        self.deprecated = deprecated
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if self.deprecated and option_string == self.deprecated:
+            canonical = next(o for o in self.option_strings if o != self.deprecated)
+            print(f"note: {self.deprecated} is deprecated; use {canonical}", file=sys.stderr)
+        current = getattr(namespace, self.dest, None)
+        items = list(current) if isinstance(current, list) else []
+        items += [part for value in values for part in str(value).split(",") if part]
+        setattr(namespace, self.dest, items)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentenv", description="AgentGym: env servers, evaluation, training")
+    parser.add_argument("--debug", action="store_true", help="show a traceback when a command fails")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in _COMMAND_MODULES:
         module = importlib.import_module(name)
@@ -65,7 +97,15 @@ def main(argv: list[str] | None = None) -> int:
 
         interrupt_on_sigterm()
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    if args.debug:
+        return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a failure no command turned into its own one line: still one line
+        raise SystemExit(f"error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)") from None
 
 
 if __name__ == "__main__":

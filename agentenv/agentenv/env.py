@@ -219,6 +219,12 @@ class Environment(ABC):
         """The current task's type, for per-type result tables."""
         return self.name
 
+    @classmethod
+    def task_type_of(cls, data_idx: int) -> str | None:
+        """Task ``data_idx``'s type without playing it (what ``task_type()`` will say), where the env can tell
+        cheaply; ``None`` otherwise.  Used to sample tasks stratified by type (``agentenv eval --sample``)."""
+        return None
+
     def detail(self) -> dict[str, Any]:
         """Debug detail about the current episode (served at ``GET /detail``)."""
         return {"task_type": self.task_type()}

@@ -89,6 +89,17 @@ class StepResponse(_Lenient):
     info: dict[str, Any] = Field(default_factory=dict)
 
 
+class TaskTypesRequest(BaseModel):
+    """``POST /task_types``: the tasks whose types are asked."""
+
+    data_idx: list[StrictInt] = Field(max_length=1_000_000)
+
+
+class TaskTypesResponse(BaseModel):
+    #: each task's type, in the order asked; ``null`` where the env cannot tell without playing the task
+    task_types: list[str | None]
+
+
 class ExpertResponse(BaseModel):
     thought: str
     action: str

@@ -108,6 +108,10 @@ class EnvClient:
     def info(self) -> dict[str, Any]:
         return self.request("GET", "/info").json()
 
+    def task_types(self, indices: list[int]) -> list[str | None]:
+        """Each task's type without playing it, where the env can tell (``None`` where not)."""
+        return self.request("POST", "/task_types", json={"data_idx": list(indices)}).json()["task_types"]
+
     def create(self, data_idx: int | None = None) -> int:
         """Open a session (and reset it to ``data_idx`` when given); returns its id."""
         answer = self._post("/create", {} if data_idx is None else {"data_idx": data_idx})

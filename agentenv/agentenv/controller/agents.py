@@ -30,6 +30,11 @@ class Agent:
         """What describes this agent in the results' metadata."""
         return {"name": self.name}
 
+    def progress(self) -> dict[str, int | None]:
+        """Signs of life for a live display: ``in_flight`` (model requests, or episodes being generated,
+        right now) and ``tokens`` (reply tokens generated so far; ``None`` where the agent makes none)."""
+        return {"in_flight": 0, "tokens": None}
+
     def close(self) -> None:
         """Free the agent's own resources (HTTP clients, thread pools)."""
 
@@ -59,8 +64,13 @@ def agent_from_spec(spec: str, **options: Any) -> Agent:
             raise ValueError(f"agent spec {spec!r}: expected openai:MODEL@URL, e.g. openai:qwen@http://127.0.0.1:8000/v1")
         return OpenAIAgent(model, url, **_accepted(OpenAIAgent, options))
     if kind == "hf" and rest:
+        from pathlib import Path
+
         from agentenv.controller.hf_agent import HFAgent
 
+        if not (Path(rest) / "config.json").is_file():  # a hub name needs a network this project never assumes
+            what = "is not a Hugging Face model folder (no config.json)" if Path(rest).exists() else "does not exist"
+            raise ValueError(f"hf:{rest}: {what}; give the folder of a saved model, e.g. runs/bc/model")
         return HFAgent(rest, **_accepted(HFAgent, options))
     raise ValueError(f"unknown agent spec {spec!r}: use expert, openai:MODEL@URL or hf:PATH")
 

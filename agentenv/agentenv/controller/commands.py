@@ -1,16 +1,17 @@
-"""``agentenv eval`` and ``agentenv collect``.
+"""``agentenv eval``, ``agentenv collect`` and ``agentenv compare``.
 
     agentenv eval --agent hf:./ckpt --env maze,wordle --split test --concurrency 32 --out runs/eval.jsonl
-    agentenv eval --agent openai:qwen@http://127.0.0.1:8000/v1 --env babyai --indices 0:50 --out b.jsonl
-    agentenv eval --agent expert --env maze --split test --url http://10.0.0.5:36001 --out runs/maze_expert.jsonl
-    agentenv collect --env textcraft --split train --limit 500 --out data/textcraft_expert.jsonl
+    agentenv eval --agent openai:qwen@http://127.0.0.1:8000/v1 --env babyai --sample 80 --out b.jsonl
+    agentenv eval --agent expert --env textcraft --split test --indices 5:10 --out runs/tc.jsonl
+    agentenv collect --env maze wordle --split train --out data/expert.jsonl
     agentenv collect --env maze --local --split train --out data/maze_expert.jsonl
 
 Server URLs default to each env's registered port on 127.0.0.1 (or ``$AGENTENV_<ENV>_URL``); ``--url URL``
-(repeatable) gives the servers for every env named, ``--url NAME=URL`` for one.  ``--local`` runs the
-environments in this process instead (the installed env packages' entry points; no server needed).
-Servers that require a token get ``$AGENTENV_TOKEN``, the variable they read theirs from.  Splits are
-read from the server's ``/info``.  Both commands resume: rerun the same command after an interruption.
+gives the servers for every env named, ``--url NAME=URL`` for one.  ``--local`` runs the environments in
+this process instead (the installed env packages; no server needed).  Servers that require a token get
+``$AGENTENV_TOKEN``.  Which tasks: see :mod:`agentenv.controller.selection`.  Both commands resume: rerun the
+same command after an interruption.  Every mistake is one line saying what to do (``--debug`` for a
+traceback).
 """
 
 from __future__ import annotations
@@ -20,31 +21,36 @@ import functools
 import sys
 from pathlib import Path
 
-from agentenv.cli import whole_number
+from agentenv.cli import HelpWithDefaults, ListOption, whole_number
 from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
-from agentenv.env import info_splits
-from agentenv.protocol import EnvError, Unauthorized
+from agentenv.protocol import EnvError, ServerUnreachable, Unauthorized
+
+_positive_int = whole_number(1)
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("eval", help="evaluate an agent on env servers (resumable)")
-    p.add_argument("--agent", required=True, help="expert | openai:MODEL@URL | hf:PATH")
-    p.add_argument("--env", required=True, help="environment name(s), comma-separated")
+    p = sub.add_parser("eval", help="evaluate an agent on environments (resumable)",
+                       formatter_class=HelpWithDefaults)
+    p.add_argument("--agent", required=True, help="expert | openai:MODEL@URL | hf:PATH (a model folder)")
     _add_task_options(p, default_split="test")
     p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: each env's own)")
-    p.add_argument("--temperature", type=float, default=0.0)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature of the agent (0: greedy)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seeds the sampling (each episode's seed derives from it, its task and sample) and --sample")
     p.add_argument("--samples", type=_positive_int, default=1, help="episodes per task")
     p.add_argument("--max-new-tokens", type=_positive_int, default=512, help="reply token limit (hf, openai)")
     p.add_argument("--batch-size", type=_positive_int, help="generation batch (hf; default: --concurrency)")
     p.add_argument("--device", help="torch device (hf; default: cuda when available, else cpu)")
-    p.add_argument("--api-key", help="API key (openai; default $OPENAI_API_KEY)")
+    p.add_argument("--api-key", help="API key (openai; default: $OPENAI_API_KEY)")
+    p.add_argument("--max-retries", type=whole_number(0), default=5,
+                   help="tries again of a failed model request, with backoff (openai)")
     p.set_defaults(func=run_eval)
 
-    p = sub.add_parser("collect", help="collect expert trajectories (resumable)")
-    p.add_argument("--env", required=True, help="environment name")
+    p = sub.add_parser("collect", help="collect expert trajectories (resumable)",
+                       formatter_class=HelpWithDefaults)
     _add_task_options(p, default_split="train")
-    p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: the env's own)")
+    p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: each env's expert's own)")
+    p.add_argument("--seed", type=int, default=0, help="seeds --sample")
     p.set_defaults(func=run_collect)
 
     p = sub.add_parser("compare", help="two agents' episodes on the same tasks: the difference per env, with its interval")
@@ -54,17 +60,22 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_task_options(p: argparse.ArgumentParser, default_split: str) -> None:
-    p.add_argument("--url", action="append", default=[], help="server base URL (repeatable), or NAME=URL")
+    p.add_argument("--env", "--envs", action=ListOption, deprecated="--envs", required=True, metavar="ENV",
+                   help="environments: names, space- or comma-separated")
+    p.add_argument("--url", "--urls", action=ListOption, deprecated="--urls", default=[], metavar="URL",
+                   help="server base URLs for every env, or NAME=URL for one (default: each env's own port)")
     p.add_argument("--local", action="store_true", help="run the envs in this process (no servers)")
-    which = p.add_mutually_exclusive_group()
-    which.add_argument("--split", help=f"a split from the server's /info (default: {default_split})")
-    which.add_argument(
-        "--indices", type=parse_indices, help="task indices: a comma list of N and START:STOP[:STEP] ranges"
-    )
-    p.add_argument("--limit", type=_positive_int, help="at most this many tasks per env")
-    p.add_argument("--concurrency", type=_positive_int, default=16, help="episodes run at once")
+    p.add_argument("--split", help=f"a split from the env's /info (default: {default_split})")
+    p.add_argument("--indices", type=parse_indices,
+                   help="positions within --split, or without --split raw task indices: a comma list of N and "
+                   "START:STOP[:STEP] ranges")
+    p.add_argument("--sample", type=_positive_int,
+                   help="a seeded sample of this many of the chosen tasks per env, stratified by task type")
+    p.add_argument("--limit", type=_positive_int, help="the first this many of the chosen tasks per env")
+    p.add_argument("--concurrency", type=_positive_int, default=16,
+                   help="episodes run at once (vLLM: high; llama.cpp and other one-slot servers: 1)")
     p.add_argument("--out", required=True, type=_jsonl_path, help="results file (AgentTraj JSONL, .jsonl)")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no live progress bar (for logs)")
     p.set_defaults(default_split=default_split)
 
 
@@ -74,23 +85,44 @@ def _jsonl_path(text: str) -> str:
     return text
 
 
-_positive_int = whole_number(1)
-
-
 def _one_line_errors(run):
-    """Bad input, a server that is down or refuses the token: ``error: ...`` and exit status 1, not a
-    traceback."""
+    """A mistake or a lost dependency (an env not installed, a model folder missing, a server or model
+    endpoint down, a token refused): ``error: ...`` saying what to do and exit status 1, not a traceback."""
 
     @functools.wraps(run)
     def wrapped(args: argparse.Namespace) -> int:
+        from agentenv.controller.openai_agent import AgentError
+        from agentenv.registry import UnknownEnv
+
         try:
             return run(args)
         except Unauthorized as exc:
             raise SystemExit(f"error: {exc} (set AGENTENV_TOKEN to the servers' token)") from None
-        except (ValueError, EnvError) as exc:
+        except ServerUnreachable as exc:
+            raise SystemExit(f"error: {exc}; {_servers_hint(args)}") from None
+        except AgentError as exc:
+            raise SystemExit(f"error: the model endpoint failed: {exc}; {_resume_hint(args)}") from None
+        except (UnknownEnv, ValueError, EnvError) as exc:
             raise SystemExit(f"error: {exc}") from None
 
     return wrapped
+
+
+def _servers_hint(args: argparse.Namespace) -> str:
+    """What to do when an env's server does not answer."""
+    from agentenv.registry import UnknownEnv, server_of
+
+    try:
+        servers = sorted({server_of(env) for env in args.env})
+    except UnknownEnv:
+        servers = sorted(args.env)
+    return f"is its server up? start it with `agentenv up {' '.join(servers)}`, give its --url, or run with --local"
+
+
+def _resume_hint(args: argparse.Namespace) -> str:
+    out = Path(args.out)
+    finished = sum(1 for _ in out.open()) if out.exists() else 0
+    return f"{finished} episodes are finished in {out}; rerun the same command to resume"
 
 
 @_one_line_errors
@@ -98,8 +130,7 @@ def run_eval(args: argparse.Namespace) -> int:
     from agentenv.controller.agents import agent_from_spec
     from agentenv.controller.evaluator import evaluate
 
-    envs = [e.strip() for e in args.env.split(",") if e.strip()]
-    sources = env_sources(envs, args)
+    sources = env_sources(args.env, args)
     try:
         tasks = _tasks(sources, args)
         agent = agent_from_spec(
@@ -112,6 +143,7 @@ def run_eval(args: argparse.Namespace) -> int:
             device=args.device,
             temperature=args.temperature,
             seed=args.seed,
+            max_retries=args.max_retries,
         )
         with agent:
             return _finish(
@@ -129,21 +161,23 @@ def run_eval(args: argparse.Namespace) -> int:
 
 @_one_line_errors
 def run_collect(args: argparse.Namespace) -> int:
-    from agentenv.controller.evaluator import collect
+    from agentenv.controller.evaluator import evaluate
+    from agentenv.controller.expert import ExpertAgent
 
-    sources = env_sources([args.env], args)
+    sources = env_sources(args.env, args)
     try:
-        indices = [t.data_idx for t in _tasks(sources, args)]
-        return _finish(
-            args,
-            lambda: collect(
-                args.env, getattr(sources[args.env], "base_urls", []), indices, args.out,
-                concurrency=args.concurrency, max_rounds=args.max_rounds, progress=not args.no_progress,
-                sources=sources,
-            ),
-        )
+        tasks = _tasks(sources, args)
+        with ExpertAgent(concurrency=args.concurrency) as agent:
+            return _finish(
+                args,
+                lambda: evaluate(
+                    agent, tasks, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds,
+                    temperature=None, progress=not args.no_progress, sources=sources,
+                ),
+            )
     finally:
-        sources[args.env].close()
+        for source in sources.values():
+            source.close()
 
 
 @_one_line_errors
@@ -164,10 +198,10 @@ def _finish(args: argparse.Namespace, run) -> int:
     try:
         report = run()
     except KeyboardInterrupt:
-        print(f"\ninterrupted: finished episodes are in {args.out}; rerun the same command to resume", file=sys.stderr)
+        print(f"\ninterrupted: {_resume_hint(args)}", file=sys.stderr)
         return 130
     if report.errors:
-        print(f"{report.errors} episode(s) failed on an environment error; rerun to retry them", file=sys.stderr)
+        print(f"{report.errors} episode(s) failed on an environment error; {_resume_hint(args)}", file=sys.stderr)
         return 1
     return 0
 
@@ -176,13 +210,10 @@ def env_sources(envs: list[str], args: argparse.Namespace) -> dict[str, EnvSourc
     """In-process envs for ``--local``, else HTTP servers at ``--url`` / the default URLs."""
     if args.local:
         if args.url:
-            raise SystemExit("--local and --url exclude each other")
+            raise ValueError("--local and --url exclude each other")
         from agentenv.registry import env_class
 
-        try:
-            return {env: LocalEnv(env_class(env)) for env in envs}
-        except KeyError as exc:
-            raise SystemExit(f"error: {exc.args[0]}") from None
+        return {env: LocalEnv(env_class(env)) for env in envs}
     return {env: RemoteEnv(env, urls) for env, urls in env_urls(envs, args.url).items()}
 
 
@@ -197,17 +228,17 @@ def env_urls(envs: list[str], url_args: list[str]) -> dict[str, list[str]]:
             shared.append(arg)
     unknown = set(named) - set(envs)
     if unknown:
-        raise SystemExit(f"--url given for env(s) not evaluated: {', '.join(sorted(unknown))}")
+        raise ValueError(f"--url given for env(s) not run: {', '.join(sorted(unknown))}")
     result = {}
     for env in envs:
         urls = named.get(env) or shared
         if not urls:
-            from agentenv.registry import default_url
+            from agentenv.registry import UnknownEnv, default_url
 
             try:
                 urls = [default_url(env)]
-            except KeyError as exc:
-                raise SystemExit(f"error: {exc.args[0]}; or give its server with --url") from None
+            except UnknownEnv as exc:
+                raise ValueError(f"{exc}; or give its server with --url") from None
         result[env] = urls
     return result
 
@@ -232,19 +263,18 @@ def parse_indices(text: str) -> list[int]:
 
 
 def _tasks(sources: dict[str, EnvSource], args: argparse.Namespace) -> list:
+    """The run's tasks over every env (:func:`~agentenv.controller.selection.select_tasks`); a selection
+    that reaches outside the default split is announced on stderr."""
     from agentenv.controller.evaluator import EvalTask
+    from agentenv.controller.selection import select_tasks
 
     tasks = []
     for env, source in sources.items():
-        if args.indices is not None:
-            indices = args.indices
-        else:
-            split = args.split or args.default_split
-            splits = info_splits(source.info())
-            if split not in splits:
-                raise SystemExit(f"{env}: no split {split!r} (the server has: {', '.join(splits) or 'none'})")
-            indices = list(splits[split])
-        if args.limit is not None:
-            indices = indices[: args.limit]
-        tasks += [EvalTask(env, getattr(source, "base_urls", []), i) for i in indices]
+        chosen = select_tasks(
+            env, source, default_split=args.default_split, split=args.split, indices=args.indices,
+            sample=args.sample or 0, limit=args.limit or 0, seed=getattr(args, "seed", 0),
+        )
+        for warning in chosen.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        tasks += [EvalTask(env, getattr(source, "base_urls", []), i) for i in chosen.indices]
     return tasks

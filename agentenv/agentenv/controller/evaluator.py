@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from agentenv.controller.agents import Agent
 from agentenv.controller.episode import Episode
 from agentenv.controller.expert import ExpertAgent
+from agentenv.controller.progress import LiveProgress
 from agentenv.controller.report import EvalReport, build_report, normalised
 from agentenv.controller.rollout import Rollout, RolloutTask
 from agentenv.controller.sources import EnvSource, RemoteEnv
@@ -100,14 +99,17 @@ def evaluate(
         run_record = _record_run_start(meta_path, settings, n_tasks=len(wanted), n_todo=len(todo))
 
         errors = 0
-        bar = tqdm(total=len(wanted), initial=len(done), desc=f"eval {agent.name}", disable=not progress, file=sys.stderr)
         successes = sum(t.success for t in previous)
+        live = LiveProgress(
+            f"eval {agent.name}", total=len(wanted), done=len(done), successes=successes, rollout=rollout,
+            agent=agent, enabled=progress,
+        )
 
         def record(ep: Episode) -> None:
-            nonlocal errors, successes
+            nonlocal errors
             if ep.stop_reason == "error":
                 errors += 1
-                tqdm.write(f"[agentenv] {ep.item_id} (sample {ep.sample}): {ep.error}", file=sys.stderr)
+                live.write(f"[agentenv] {ep.item_id} (sample {ep.sample}): {ep.error}")
                 return
             traj = ep.trajectory
             traj.meta.update(
@@ -116,15 +118,17 @@ def evaluate(
                 seed=seed,
             )
             append_trajectory(out_path, traj)
-            successes += traj.success
-            bar.update(1)
-            bar.set_postfix(success=f"{successes / max(bar.n, 1):.0%}", refresh=False)
+            live.finished(traj.success)
 
+        failure = None
         try:
-            rollout.run(todo, on_finish=record)
+            with live:
+                rollout.run(todo, on_finish=record)
+        except BaseException as exc:  # recorded in .meta.json, then raised: the caller says what to do
+            failure = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"{type(exc).__name__}: {exc}"
+            raise
         finally:
-            bar.close()
-            _record_run_end(meta_path, run_record, errors)
+            _record_run_end(meta_path, run_record, errors, live.done - len(done), failure)
 
         report = build_report(
             _latest(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted),
@@ -225,7 +229,10 @@ def _record_run_start(meta_path: Path, settings: dict[str, Any], *, n_tasks: int
     return run
 
 
-def _record_run_end(meta_path: Path, run: dict[str, Any], errors: int) -> None:
+def _record_run_end(meta_path: Path, run: dict[str, Any], errors: int, finished: int, failure: str | None) -> None:
+    """Close this run's record in ``.meta.json``: episodes it finished, episodes lost to env errors, and what
+    stopped it when it did not end by itself (an interrupt, a model endpoint that failed)."""
     meta = json.loads(meta_path.read_text())
-    meta["runs"][-1] = run | {"ended": time.strftime("%Y-%m-%dT%H:%M:%S"), "errors": errors}
+    ended = {"ended": time.strftime("%Y-%m-%dT%H:%M:%S"), "episodes_finished": finished, "errors": errors}
+    meta["runs"][-1] = run | ended | ({"stopped_by": failure} if failure else {})
     write_json(meta_path, meta)

@@ -122,6 +122,7 @@ class HFAgent(Agent):
         self._generators: dict[int, torch.Generator] = {}
         #: token counts since construction: prompt tokens fed to the model vs taken from the cache
         self.stats = {"prefilled_tokens": 0, "reused_tokens": 0, "generated_tokens": 0}
+        self._generating = 0  # episodes in the batch being generated now
 
     # --- prompts ---------------------------------------------------------------------------------
     def _pick_chat_format(self, chat_format: str) -> str:
@@ -179,6 +180,9 @@ class HFAgent(Agent):
             for (i, _), reply in zip(chunk, self._generate([r for _, r in chunk]), strict=True):
                 replies[i] = reply
         return replies
+
+    def progress(self) -> dict[str, int | None]:
+        return {"in_flight": self._generating, "tokens": self.stats["generated_tokens"]}
 
     def release(self, episode: Episode) -> None:
         self._caches.pop(episode.uid, None)
@@ -241,6 +245,7 @@ class HFAgent(Agent):
 
         generated: list[list[int]] = [[] for _ in rows]
         active = torch.ones(batch, dtype=torch.bool, device=self.device)
+        self._generating = batch
         start, width = prefix, n_new
         for step in range(self.max_new_tokens):
             logits = self.model(
@@ -252,8 +257,10 @@ class HFAgent(Agent):
                 logits_to_keep=1,
             ).logits[:, -1].float()
             next_tokens = self._choose(logits, rows, active)
-            for b in active.nonzero().flatten().tolist():
+            producing = active.nonzero().flatten().tolist()
+            for b in producing:
                 generated[b].append(int(next_tokens[b]))
+            self.stats["generated_tokens"] += len(producing)  # counted as they come: a live display shows them
             fed = active.clone()  # rows that produced a real token this step
             active &= ~_isin(next_tokens, self.stop_ids)
             if step == self.max_new_tokens - 1 or not active.any():
@@ -269,7 +276,7 @@ class HFAgent(Agent):
             row.cache.tokens = tokens[b, keep].tolist()
             row.cache.keys = [layer.key_buffer[b][:, keep] for layer in cache.layers]
             row.cache.values = [layer.value_buffer[b][:, keep] for layer in cache.layers]
-        self.stats["generated_tokens"] += sum(len(g) for g in generated)
+        self._generating = 0
         return [self.decode_reply(g) for g in generated]
 
     def _choose(self, logits: torch.Tensor, rows: list[_Row], active: torch.Tensor) -> torch.Tensor:

@@ -75,6 +75,7 @@ class OpenAIAgent(Agent):
         self._closing = threading.Event()
         #: request counts since construction
         self.stats = {"requests": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
+        self._in_flight = 0
 
     def act(self, episodes: list[Episode]) -> list[str]:
         return list(self._pool.map(self._reply, episodes))
@@ -88,6 +89,9 @@ class OpenAIAgent(Agent):
             "max_tokens": self.max_tokens,
             "seed": self.seed,
         }
+
+    def progress(self) -> dict[str, int | None]:
+        return {"in_flight": self._in_flight, "tokens": self.stats["completion_tokens"]}
 
     def close(self) -> None:
         # Don't wait out the retries of requests in flight (an interrupted run against a stalled endpoint
@@ -114,7 +118,13 @@ class OpenAIAgent(Agent):
             if self._closing.is_set():
                 raise AgentError(f"{self.url}: the agent was closed")
             try:
-                response = self._client.post(self.url, json=body)
+                with self._lock:
+                    self._in_flight += 1
+                try:
+                    response = self._client.post(self.url, json=body)
+                finally:
+                    with self._lock:
+                        self._in_flight -= 1
             except httpx.TransportError as exc:
                 failure = f"{type(exc).__name__}: {exc}"
             else:

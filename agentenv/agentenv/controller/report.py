@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -12,6 +12,15 @@ from typing import Any
 from agentenv.data.trajectory import Trajectory, write_json, write_text_atomic
 
 ALL = "all"
+
+#: how the table names the reasons an episode ended (``Episode.stop_reason``)
+STOP_NAMES = {
+    "done": "done",
+    "max_rounds": "out of rounds",
+    "context_overflow": "context full",
+    "invalid_reply": "reply refused",
+    "error": "env error",
+}
 
 
 @dataclass
@@ -23,6 +32,12 @@ class ResultRow:
     n: int
     score: float  # mean normalised score, 0-1
     success: float  # success rate, 0-1
+    #: why its episodes ended: ``{"done": n, "max_rounds": n, "context_overflow": n, ...}``
+    stops: dict[str, int] = field(default_factory=dict)
+
+    def stops_text(self) -> str:
+        """The episodes that did not end by the env's own ``done``, by reason (``""`` when all did)."""
+        return ", ".join(f"{STOP_NAMES.get(k, k)} {n}" for k, n in sorted(self.stops.items()) if k != "done")
 
 
 @dataclass
@@ -44,9 +59,11 @@ class EvalReport:
         return {"rows": [asdict(r) for r in self.rows], "errors": self.errors, "settings": self.settings}
 
     def markdown(self) -> str:
-        lines = ["| env | task type | n | score | success |", "|---|---|---:|---:|---:|"]
+        lines = ["| env | task type | n | score | success | not done: ended by |", "|---|---|---:|---:|---:|---|"]
         for r in self.rows:
-            lines.append(f"| {r.env} | {r.task_type} | {r.n} | {r.score:.3f} | {100 * r.success:.1f}% |")
+            lines.append(
+                f"| {r.env} | {r.task_type} | {r.n} | {r.score:.3f} | {100 * r.success:.1f}% | {r.stops_text()} |"
+            )
         if self.errors:
             lines.append(f"\n{self.errors} episode(s) ended on an environment error and were not recorded; rerun to retry.")
         return "\n".join(lines) + "\n"
@@ -57,11 +74,12 @@ class EvalReport:
 
         table = Table(title=title)
         for name, justify in (("env", "left"), ("task type", "left"), ("n", "right"), ("score", "right"),
-                              ("success", "right")):
+                              ("success", "right"), ("not done: ended by", "left")):
             table.add_column(name, justify=justify)
         for r in self.rows:
             style = "bold" if r.task_type == ALL else None
-            table.add_row(r.env, r.task_type, str(r.n), f"{r.score:.3f}", f"{100 * r.success:.1f}%", style=style)
+            table.add_row(r.env, r.task_type, str(r.n), f"{r.score:.3f}", f"{100 * r.success:.1f}%", r.stops_text(),
+                          style=style)
         return table
 
     def print(self, title: str | None = None, file=None) -> None:
@@ -99,9 +117,10 @@ def build_report(
     settings: dict[str, Any] | None = None,
 ) -> EvalReport:
     """Aggregate trajectories per env, per (env, task type) and overall."""
-    groups: dict[tuple[str, str], list[tuple[float, bool]]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[tuple[float, bool, str]]] = defaultdict(list)
     for t in trajectories:
-        result = (normalised(t.reward, reward_ranges.get(t.env, (0.0, 1.0))), bool(t.success))
+        stop = str(t.meta.get("stop_reason") or "done")
+        result = (normalised(t.reward, reward_ranges.get(t.env, (0.0, 1.0))), bool(t.success), stop)
         task_type = str(t.meta.get("task_type") or t.env)
         groups[(t.env, ALL)].append(result)
         groups[(ALL, ALL)].append(result)
@@ -120,8 +139,9 @@ def build_report(
                 env=k[0],
                 task_type=k[1],
                 n=len(results),
-                score=sum(s for s, _ in results) / len(results),
-                success=sum(ok for _, ok in results) / len(results),
+                score=sum(s for s, _, _ in results) / len(results),
+                success=sum(ok for _, ok, _ in results) / len(results),
+                stops=dict(Counter(stop for _, _, stop in results)),
             )
         )
     return EvalReport(rows, errors=errors, settings=settings or {})

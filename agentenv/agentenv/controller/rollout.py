@@ -69,6 +69,10 @@ class Rollout:
         self._lock = threading.Lock()
         #: wall time spent in the agent and in the environments (reset + step), seconds
         self.timing = {"agent_s": 0.0, "env_s": 0.0}
+        #: signs of life for a live display: episodes running now, agent rounds and replies so far
+        self.live_episodes = 0
+        self.rounds_played = 0
+        self.replies = 0
 
     def info(self, env: str) -> dict[str, Any]:
         if env not in self._info:
@@ -121,11 +125,14 @@ class Rollout:
                         finish(ep)
                     else:
                         live.append(ep)
+                self.live_episodes = len(live)
                 if not live:
                     continue
                 t0 = time.perf_counter()
                 replies = self.agent.act(live)
                 self.timing["agent_s"] += time.perf_counter() - t0
+                self.rounds_played += 1
+                self.replies += len(replies)
                 if len(replies) != len(live):
                     raise RuntimeError(f"{self.agent.name} returned {len(replies)} replies for {len(live)} episodes")
                 stepping = [(ep, reply) for ep, reply in zip(live, replies, strict=True) if not ep.finished]
@@ -136,7 +143,9 @@ class Rollout:
                     if ep.finished:
                         finish(ep)
                 live = [ep for ep in live if not ep.finished]
+                self.live_episodes = len(live)
         finally:
+            self.live_episodes = 0
             # let in-flight opens and steps land first, so no session they create escapes the close below
             pool.shutdown(wait=True, cancel_futures=True)
             for ep in live:

@@ -54,6 +54,9 @@ class RemoteEnv(_ClosedOnExit):
     def session(self) -> Session:
         return self.pool.session()
 
+    def task_types(self, indices: list[int]) -> list[str | None]:
+        return self.pool.clients[0].task_types(indices)
+
     def close(self) -> None:
         self.pool.close()
 
@@ -77,6 +80,9 @@ class LocalEnv(_ClosedOnExit):
 
     def info(self) -> dict[str, Any]:
         return self.env_cls.metadata() | {"live_sessions": self.live_sessions}
+
+    def task_types(self, indices: list[int]) -> list[str | None]:
+        return [self.env_cls.task_type_of(i) for i in indices]
 
     def session(self) -> Session:
         with self._lock:

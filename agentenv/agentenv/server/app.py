@@ -36,6 +36,8 @@ from agentenv.protocol import (
     SessionRef,
     StepRequest,
     StepResponse,
+    TaskTypesRequest,
+    TaskTypesResponse,
 )
 from agentenv.session import task_index
 
@@ -206,6 +208,10 @@ def env_router(pool: SessionPool) -> APIRouter:
     @router.get("/info", response_model=InfoResponse)
     async def info() -> Any:
         return sent(InfoResponse(**env_cls.metadata(), live_sessions=len(pool), max_sessions=pool.max_sessions))
+
+    @router.post("/task_types", response_model=TaskTypesResponse)
+    async def task_types(body: TaskTypesRequest) -> Any:
+        return sent(TaskTypesResponse(task_types=[env_cls.task_type_of(i) for i in body.data_idx]))
 
     @router.post("/create", response_model=int if wire.creates_int else CreateResponse)
     async def create(body: CreateRequest | None = Body(None)) -> Any:

@@ -5,21 +5,23 @@ from __future__ import annotations
 import argparse
 import time
 
-from agentenv.cli import port_number, seconds, whole_number
+from agentenv.cli import HelpWithDefaults, port_number, seconds, whole_number
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
     listing = sub.add_parser("list", help="the installed environments: server, port, splits, rounds")
     listing.set_defaults(func=_list)
 
-    serve = sub.add_parser("serve", help="serve one environment (or a server group of several) over HTTP")
+    serve = sub.add_parser("serve", help="serve one environment (or a server group of several) over HTTP",
+                           formatter_class=HelpWithDefaults)
     serve.add_argument("env", help="an installed environment or server group (agentenv list shows them)")
     serve.add_argument("--port", type=port_number, help="port (default: the env's own, agentenv list)")
     _add_server_options(serve)
     serve.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     serve.set_defaults(func=_serve)
 
-    up = sub.add_parser("up", help="start several servers as subprocesses; Ctrl-C stops them all")
+    up = sub.add_parser("up", help="start several servers as subprocesses; Ctrl-C stops them all",
+                        formatter_class=HelpWithDefaults)
     up.add_argument("envs", nargs="+", help="environments or server groups, e.g. lmrlgym babyai")
     up.add_argument("--port", action="append", default=[], type=_named_port, metavar="NAME=PORT",
                     help="override a default port (repeatable)")
@@ -30,14 +32,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 def _add_server_options(p: argparse.ArgumentParser) -> None:
     from agentenv.server.app import DEFAULT_EVICT_IDLE_S, DEFAULT_MAX_SESSIONS, DEFAULT_TTL_S
 
-    p.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, loopback only)")
+    p.add_argument("--host", default="127.0.0.1", help="interface to bind (loopback only by default)")
     p.add_argument("--max-sessions", type=whole_number(1),
                    help=f"live sessions per env (default: the env's own, else {DEFAULT_MAX_SESSIONS})")
     p.add_argument("--ttl", type=seconds, default=DEFAULT_TTL_S,
-                   help="seconds of idleness after which a session is reaped (default: %(default)g, a day)")
+                   help="seconds of idleness after which a session is reaped (a day)")
     p.add_argument("--evict-idle", type=seconds, default=DEFAULT_EVICT_IDLE_S,
-                   help="a full server closes the least recently used session idle this long for a new client "
-                   "(default: %(default)g)")
+                   help="a full server closes the least recently used session idle this long for a new client")
     p.add_argument("--deadline", type=seconds,
                    help="seconds one env call may take before its session is ended, 504 (default: the env's own)")
     p.add_argument("--token", default=None,

@@ -111,8 +111,19 @@ def add_dataclass_args(parser: argparse.ArgumentParser, cls: type) -> None:
             _add_field(group, cls, by_name[name], hints[name], defaults)
 
 
+def _flag_names(cls: type) -> dict[str, str]:
+    """Field -> flag name where a config class renames one (``envs`` is ``--env``, as ``eval`` spells it)."""
+    names: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        names.update(klass.__dict__.get("flag_names", {}))
+    return names
+
+
 def _add_field(parser: Any, cls: type, f: dataclasses.Field, kind: Any, defaults: dict[str, Any]) -> None:
+    from agentenv.cli import ListOption
+
     flag = "--" + f.name.replace("_", "-")
+    renamed = _flag_names(cls).get(f.name)
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     default = defaults.get(f.name)
     help_text = _field_doc(cls, f.name)
@@ -121,7 +132,9 @@ def _add_field(parser: Any, cls: type, f: dataclasses.Field, kind: Any, defaults
     if f.name not in defaults:
         help_text += " (required)"
     common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text.strip()}
-    if kind is bool:
+    if renamed:  # the canonical name first; the field's own name still works, with a deprecation note
+        parser.add_argument("--" + renamed, flag, action=ListOption, deprecated=flag, **common)
+    elif kind is bool:
         parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
     elif origin in (list, tuple):
         parser.add_argument(flag, nargs="+", type=args[0] if args else str, **common)

@@ -29,8 +29,10 @@ class EnvSettings:
     sections: ClassVar[dict[str, tuple[str, ...]]] = {
         "environments": ("envs", "urls", "local", "max_rounds", "concurrency", "max_new_tokens", "agent_batch_size"),
     }
+    #: the flags every command spells alike (``agentenv eval --env ... --url ...``)
+    flag_names: ClassVar[dict[str, str]] = {"envs": "env", "urls": "url"}
 
-    #: environment names, e.g. maze wordle babyai
+    #: environment names, space- or comma-separated, e.g. maze wordle babyai
     envs: list[str] = field(default_factory=list)
     #: server URLs: NAME=URL for one env (repeat for several servers), a bare URL for every env;
     #: default: each env's registered port on 127.0.0.1

@@ -1,0 +1,90 @@
+"""The live display of a run: a bar of finished episodes, with the signs of life between them.
+
+An episode may take minutes (a local model on a CPU, a slow endpoint), so besides the episodes done and the
+success so far the bar shows what moves meanwhile: the episodes running, the agent's rounds, its model
+requests in flight and its tokens per second.  It redraws on its own clock (rich), not only when an episode
+ends, and draws nothing when disabled.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
+
+
+class _LiveColumn(ProgressColumn):
+    """Success so far, episodes running, rounds, requests in flight, tokens per second (read when drawn)."""
+
+    def __init__(self, live: LiveProgress) -> None:
+        super().__init__()
+        self.live = live
+
+    def render(self, task: Any) -> Text:
+        return Text(self.live.status(), style="dim")
+
+
+class LiveProgress:
+    """``with LiveProgress(title, total, done, successes, rollout, agent) as bar: ... bar.finished(ok)``."""
+
+    def __init__(
+        self, title: str, *, total: int, done: int, successes: int, rollout: Any, agent: Any, enabled: bool = True
+    ) -> None:
+        self.rollout, self.agent = rollout, agent
+        self.done, self.successes = done, successes
+        self._started = time.monotonic()
+        self._tokens_at_start = agent.progress().get("tokens") or 0
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            _LiveColumn(self),
+            console=Console(stderr=True),
+            refresh_per_second=2,
+            disable=not enabled,
+            transient=False,
+        )
+        self._task = self._progress.add_task(title, total=total, completed=done)
+
+    def status(self) -> str:
+        parts = []
+        if self.done:
+            parts.append(f"success {self.successes / self.done:.0%}")
+        parts.append(f"{self.rollout.live_episodes} running")
+        parts.append(f"{self.rollout.rounds_played} rounds")
+        progress = self.agent.progress()
+        if progress.get("in_flight"):
+            parts.append(f"{progress['in_flight']} generating")
+        tokens = progress.get("tokens")
+        if tokens is not None:
+            elapsed = max(time.monotonic() - self._started, 1e-6)
+            parts.append(f"{(tokens - self._tokens_at_start) / elapsed:.0f} tok/s")
+        return " · ".join(parts)
+
+    def finished(self, success: bool) -> None:
+        """One more episode written."""
+        self.done += 1
+        self.successes += bool(success)
+        self._progress.advance(self._task)
+
+    def write(self, line: str) -> None:
+        """A message above the bar (it stays drawn below)."""
+        self._progress.console.print(line, highlight=False)
+
+    def __enter__(self) -> LiveProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
