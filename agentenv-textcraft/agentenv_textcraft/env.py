@@ -202,6 +202,11 @@ class TextCraftEnv(EpisodicEnv):
             return self.name
         return f"depth_{self.book.depth[self.task.goal]}"
 
+    @classmethod
+    def task_type_of(cls, data_idx: int) -> str:
+        book = recipe_book()
+        return f"depth_{book.depth[book.goals[data_idx % len(book.goals)]]}"
+
     def detail(self) -> dict[str, Any]:
         task = self.task
         return super().detail() | {

@@ -194,3 +194,10 @@ def test_detail_and_task_type(env):
     detail = env.detail()
     assert detail["task_type"] == env.task_type() == "depth_4"
     assert detail["data_idx"] == 543 and detail["done"] is False and detail["inventory"] == {}
+
+
+def test_task_type_of_an_index_is_what_the_task_says_it_is():
+    env = TextCraftEnv()
+    for idx in (0, 150, 443, 444, 543, 544 + 7):
+        env.reset(idx)
+        assert TextCraftEnv.task_type_of(idx) == env.task_type()
