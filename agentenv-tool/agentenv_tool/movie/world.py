@@ -126,6 +126,11 @@ class FilmDatabase:
         return next((p for p in self.people.values() if p.name.casefold() == name.strip().casefold()), None)
 
 
+def _a(word: str) -> str:
+    """``word`` lower-cased after its indefinite article."""
+    return f"{'an' if word[0] in 'AEIOU' else 'a'} {word.lower()}"
+
+
 def _translated_title(adjective: str, noun: str, language: int) -> str:
     return f"{ADJECTIVES[adjective][language]} {NOUNS[noun][language]}"
 
@@ -168,7 +173,7 @@ def film_database() -> FilmDatabase:
         film = Film(
             id=film_id, title=title, release_date=released.isoformat(), budget=budget, revenue=revenue,
             vote_average=round(rng.uniform(4.0, 8.9), 1), genres=genres,
-            overview=f"A {genres[0][1].lower()} story set around a {noun.lower()}, where {characters[0]} must face "
+            overview=f"{_a(genres[0][1]).capitalize()} story set around {_a(noun)}, where {characters[0]} must face "
                      f"what the {adjective.lower()} past left behind.",
             companies=companies, countries=countries, keywords=sorted(rng.sample(KEYWORDS, rng.randint(2, 5))),
             cast=list(zip(cast_ids, characters, strict=True)), crew=list(zip(crew_people, CREW_JOBS, strict=True)),

@@ -75,6 +75,8 @@ class SheetEnv(ToolEnv):
     max_rounds: ClassVar[int] = 15  # AgentGym's evaluation setting; the longest plan has 9 calls
     toolbox: ClassVar[Toolbox] = Toolbox.of(SheetBackend)
     task_text: ClassVar[str] = instruction_text(INTRO, toolbox)
+    #: a reset builds an openpyxl workbook (tens of milliseconds): off the event loop, in a worker thread
+    blocking: ClassVar[bool] = True
 
     @classmethod
     def generate(cls, idx: int) -> Task:

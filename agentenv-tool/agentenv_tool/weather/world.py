@@ -11,11 +11,13 @@ machine and every call.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
+from typing import NamedTuple
 
 #: cities of at least this many people are known to geocoding
 MIN_POPULATION = 15_000
@@ -23,8 +25,7 @@ MIN_POPULATION = 15_000
 GRID = 0.25
 
 
-@dataclass(frozen=True)
-class City:
+class City(NamedTuple):
     name: str
     latitude: float
     longitude: float
@@ -70,8 +71,8 @@ def geocode(name: str, count: int = 3) -> list[City]:
 @cache
 def task_cities() -> tuple[City, ...]:
     """The cities goals name: the 250 most populous with a plain ASCII name that geocodes to themselves."""
-    chosen = [c for c in cities() if c.name.isascii() and "'" not in c.name and geocode(c.name)[0] is c]
-    return tuple(chosen[:250])
+    plain = (c for c in cities() if c.name.isascii() and "'" not in c.name)
+    return tuple(itertools.islice((c for c in plain if geocode(c.name)[0] is c), 250))
 
 
 # --- the climate -------------------------------------------------------------------------------------------
