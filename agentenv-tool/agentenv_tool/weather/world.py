@@ -11,13 +11,14 @@ machine and every call.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import math
 import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
 from typing import NamedTuple
+
+from .cities import TASK_CITIES
 
 #: cities of at least this many people are known to geocoding
 MIN_POPULATION = 15_000
@@ -57,9 +58,15 @@ def cities() -> tuple[City, ...]:
 
 @cache
 def _by_name() -> dict[str, list[City]]:
+    """Folded name -> cities, a goal's city first (from :data:`TASK_CITIES`, whatever the package version says)."""
     index: dict[str, list[City]] = {}
+    for city in task_cities():
+        index[fold(city.name)] = [city]
     for city in cities():
-        index.setdefault(fold(city.name), []).append(city)
+        same = index.get(fold(city.name), [])
+        if not any(c.country_code == city.country_code and abs(c.latitude - city.latitude) < 0.5
+                   and abs(c.longitude - city.longitude) < 0.5 for c in same):
+            index.setdefault(fold(city.name), []).append(city)
     return index
 
 
@@ -70,9 +77,8 @@ def geocode(name: str, count: int = 3) -> list[City]:
 
 @cache
 def task_cities() -> tuple[City, ...]:
-    """The cities goals name: the 250 most populous with a plain ASCII name that geocodes to themselves."""
-    plain = (c for c in cities() if c.name.isascii() and "'" not in c.name)
-    return tuple(itertools.islice((c for c in plain if geocode(c.name)[0] is c), 250))
+    """The cities goals name (:data:`~agentenv_tool.weather.cities.TASK_CITIES`); each geocodes to itself first."""
+    return tuple(City(name, lat, lon, code, 0) for name, code, lat, lon in TASK_CITIES)
 
 
 # --- the climate -------------------------------------------------------------------------------------------
