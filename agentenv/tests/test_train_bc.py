@@ -76,6 +76,15 @@ def test_one_step_lowers_the_loss_on_a_fixed_batch(base_model, data, tmp_path):
     assert is_done(out) and (out / "model.safetensors").exists() and (out / "chat_template.jinja").exists()
 
 
+def test_a_run_draws_its_loss_curve_and_reports_to_a_tracker_when_asked(base_model, data, tmp_path, capsys):
+    pytest.importorskip("tensorboardX")
+    out = train_bc(config(base_model, data, tmp_path / "bc", max_steps=3, batch_size=2, report_to="tensorboard"))
+    assert (out / "loss_curve.png").read_bytes().startswith(b"\x89PNG")
+    assert list(out.rglob("events.out.tfevents.*"))  # the tracker's event file, under the run's folder
+    printed = capsys.readouterr().out
+    assert printed.count("train step") <= 4  # not a line per optimiser step: a bar, or a line a tenth
+
+
 def test_resume_gives_the_same_next_losses(base_model, data, tmp_path):
     full = tmp_path / "full"
     train_bc(config(base_model, data, full, save_every=2, delete_checkpoints_when_done=False))

@@ -25,7 +25,7 @@ RESUMABLE_SETTINGS = frozenset(
     {
         "output_dir", "resume", "save_every", "save_total_limit", "delete_checkpoints_when_done", "log_every",
         "cpu", "attn_implementation", "deepspeed", "gradient_checkpointing", "mixed_precision", "num_proc",
-        "iterations", "train_launcher", "concurrency", "agent_batch_size", "urls", "local",
+        "iterations", "train_launcher", "concurrency", "agent_batch_size", "urls", "local", "report_to",
     }
 )  # fmt: skip
 

@@ -38,6 +38,7 @@ CHECKPOINTS = "checkpoints"
 STATE_FILE = "trainer_state.json"
 DONE_FILE = "train_state.json"
 LOG_FILE = "train_log.jsonl"
+LOSS_CURVE = "loss_curve.png"
 
 
 @dataclass(kw_only=True)
@@ -51,7 +52,9 @@ class TrainConfig:
             "learning_rate", "num_epochs", "max_steps", "batch_size", "gradient_accumulation_steps", "lr_scheduler",
             "warmup_ratio", "weight_decay", "adam_beta1", "adam_beta2", "adam_epsilon", "max_grad_norm", "seed",
         ),
-        "checkpoints and logs": ("save_every", "save_total_limit", "delete_checkpoints_when_done", "resume", "log_every"),
+        "checkpoints and logs": (
+            "save_every", "save_total_limit", "delete_checkpoints_when_done", "resume", "log_every", "report_to",
+        ),
         "hardware": ("cpu", "mixed_precision", "gradient_checkpointing", "deepspeed"),
     }  # fmt: skip
 
@@ -91,6 +94,8 @@ class TrainConfig:
     #: continue from the latest checkpoint in output_dir when there is one
     resume: bool = True
     log_every: int = 1
+    #: also log the metrics to these trackers (accelerate's: tensorboard, wandb, mlflow, ...; "" for none)
+    report_to: str = ""
     #: train on CPU even when a GPU is present
     cpu: bool = False
     #: attention implementation passed to from_pretrained ("" = the model's default; e.g. flash_attention_2)
@@ -213,6 +218,8 @@ def make_accelerator(cfg: TrainConfig):
             gradient_accumulation_steps=cfg.gradient_accumulation_steps,
             gradient_clipping=cfg.max_grad_norm,
         )
+    if cfg.report_to:
+        kwargs |= {"log_with": [t.strip() for t in cfg.report_to.split(",") if t.strip()], "project_dir": cfg.output_dir}
     return Accelerator(
         cpu=not cuda and not deepspeed,
         mixed_precision=precision,
@@ -381,6 +388,9 @@ def fit(
 
     history: list[dict[str, Any]] = []
     t0, tokens_seen = time.perf_counter(), 0
+    if cfg.report_to:
+        accelerator.init_trackers(out.name, config={k: v for k, v in cfg.to_json().items() if not isinstance(v, list)})
+    bar = TrainingProgress(steps, start, enabled=accelerator.is_main_process)
     for step in range(start, steps):
         micro = [collate([examples[i] for i in order.indices(step * accum + g)]) for g in range(accum)]
         units = torch.tensor(float(sum(objective.units(b) for b in micro)), device=accelerator.device)
@@ -422,15 +432,79 @@ def fit(
             if accelerator.is_main_process:
                 with (out / LOG_FILE).open("a") as f:
                     f.write(json.dumps(line) + "\n")
-                accelerator.print(
-                    f"step {done}/{steps}  loss {reduced['loss']:.4f}  lr {lr:.3g}  "
-                    f"epoch {line['epoch']:.2f}  {line['tokens_per_s_per_process']} tok/s/proc"
-                )
+            if cfg.report_to:
+                accelerator.log({k: v for k, v in line.items() if isinstance(v, int | float)}, step=done)
+        bar.update(done, history[-1] if history else None)
         if cfg.save_every > 0 and done % cfg.save_every == 0 and done < steps:
             save_checkpoint(cfg, accelerator, done, steps)
 
+    bar.close()
     save_final(cfg, accelerator, model, tokenizer, steps)
+    if cfg.report_to:
+        accelerator.end_training()
     return history
+
+
+class TrainingProgress:
+    """A bar of optimiser steps with the loss, learning rate and throughput of the last logged step (the
+    main process only); where stderr is not a terminal (a log file), a line every tenth of the run instead."""
+
+    def __init__(self, steps: int, start: int, enabled: bool) -> None:
+        import sys
+
+        self.steps, self.enabled = steps, enabled
+        self.live = enabled and sys.stderr.isatty()
+        self._next_line = start
+        self._bar = None
+        if self.live:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=steps, initial=start, desc="train", unit="step", dynamic_ncols=True)
+
+    def update(self, done: int, line: dict[str, Any] | None) -> None:
+        if not self.enabled:
+            return
+        figures = {}
+        if line is not None:
+            figures = {"loss": f"{line['loss']:.4f}", "lr": f"{line['lr']:.2g}",
+                       "tok/s": f"{line['tokens_per_s_per_process']:.0f}" if line["tokens_per_s_per_process"] else "-"}
+        if self._bar is not None:
+            self._bar.set_postfix(figures, refresh=False)
+            self._bar.update(done - self._bar.n)
+        elif done >= self._next_line or done == self.steps:
+            self._next_line = done + max(1, self.steps // 10)
+            print(f"train step {done}/{self.steps}  " + "  ".join(f"{k} {v}" for k, v in figures.items()), flush=True)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def plot_loss(log: list[dict[str, Any]], path: Path) -> Path | None:
+    """The training loss (and, where logged, the learning rate) against the optimiser step, as a PNG."""
+    points = [(line["step"], line["loss"]) for line in log if "loss" in line]
+    if not points:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, never a display
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
+    ax.plot([s for s, _ in points], [v for _, v in points], label="loss")
+    ax.set_xlabel("optimiser step")
+    ax.set_ylabel("loss")
+    ax.grid(alpha=0.3)
+    rates = [(line["step"], line["lr"]) for line in log if line.get("lr") is not None]
+    if rates:
+        twin = ax.twinx()
+        twin.plot([s for s, _ in rates], [v for _, v in rates], color="grey", linestyle=":", label="learning rate")
+        twin.set_ylabel("learning rate", color="grey")
+    ax.set_title(path.parent.name)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
 
 
 def peak_memory_gib(device) -> float:
@@ -485,6 +559,7 @@ def save_final(cfg: TrainConfig, accelerator, model, tokenizer, steps: int) -> N
         tokenizer.save_pretrained(out)
         # done first: a run killed while deleting its checkpoints must not find neither and train again
         write_json(out / DONE_FILE, {"done": True, "steps": steps, "config": cfg.to_json()})
+        plot_loss(read_log(out), out / LOSS_CURVE)
         if cfg.delete_checkpoints_when_done:
             shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
     accelerator.wait_for_everyone()
