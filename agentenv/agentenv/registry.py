@@ -75,6 +75,21 @@ def server_members(name: str) -> list[str]:
     raise UnknownEnv(f"no installed environment or server group {name!r} (known: {', '.join(known) or 'none'})")
 
 
+def all_servers() -> list[str]:
+    """One server name for every installed env: its group where it has one (what ``agentenv up all`` starts);
+    envs whose package does not load are left out (with a warning)."""
+    servers: list[str] = []
+    for env in installed_envs():
+        try:
+            name = server_of(env)
+        except UnknownEnv as exc:
+            log.warning("%s", exc)
+            continue
+        if name not in servers:
+            servers.append(name)
+    return servers
+
+
 def server_of(env: str) -> str:
     """The server that serves ``env`` by default: its group, else itself (``maze`` -> ``lmrlgym``)."""
     return env_class(env).server or env

@@ -22,7 +22,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     up = sub.add_parser("up", help="start several servers as subprocesses; Ctrl-C stops them all",
                         formatter_class=HelpWithDefaults)
-    up.add_argument("envs", nargs="+", help="environments or server groups, e.g. lmrlgym babyai")
+    up.add_argument("envs", nargs="+", help="environments or server groups, e.g. lmrlgym babyai; all: every installed one")
     up.add_argument("--port", action="append", default=[], type=_named_port, metavar="NAME=PORT",
                     help="override a default port (repeatable)")
     _add_server_options(up)
@@ -87,13 +87,14 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _up(args: argparse.Namespace) -> int:
     from agentenv.processes import interrupt_on_sigterm
-    from agentenv.registry import UnknownEnv
+    from agentenv.registry import UnknownEnv, all_servers
     from agentenv.server.launcher import ServerProcesses, server_arguments
 
     interrupt_on_sigterm()  # Ctrl-C and a process manager's SIGTERM both stop the servers
     extra = server_arguments(**{k: v for k, v in _server_settings(args).items() if k != "token"})
+    names = all_servers() if args.envs == ["all"] else args.envs
     try:
-        servers = ServerProcesses(args.envs, host=args.host, ports=dict(args.port), extra_args=extra, token=args.token)
+        servers = ServerProcesses(names, host=args.host, ports=dict(args.port), extra_args=extra, token=args.token)
         urls = servers.start()
     except (UnknownEnv, ValueError, RuntimeError, TimeoutError) as exc:
         raise SystemExit(f"error: {exc}") from None
