@@ -34,7 +34,7 @@ class WeatherEnv(ToolEnv):
 
     @classmethod
     def warm(cls) -> None:
-        world.task_cities()
+        world.geocode("")  # builds the index of every city by name
 
     def open(self, task: Task) -> ToolBackend:
         config = task.record.init_config
