@@ -205,14 +205,31 @@ def _title(
         title = f"{brand} {name}, {words}, {shown[0]}{tail}"
     else:
         title = f"{brand} {shown[0]} {words} {name}{use}{tail}"
-    if rng.random() < 0.2:
+    if rng.random() < 0.2 and not any(w in size_phrase for w in ("pack", "set of", "count")):
         title += f" (Pack of {rng.choice((2, 3, 4, 6))})"
     return title
 
 
 #: words listings write in their own case
 SPELLINGS = {
-    w.lower(): w for w in ("USB", "HDMI", "LED", "GPS", "AMOLED", "SPF", "RFID", "UV", "SD", "SDXC", "HDR", "iPhone", "A2", "U3", "V30")
+    w.lower(): w
+    for w in (
+        "USB",
+        "HDMI",
+        "LED",
+        "GPS",
+        "AMOLED",
+        "SPF",
+        "RFID",
+        "UV",
+        "SD",
+        "SDXC",
+        "HDR",
+        "iPhone",
+        "A2",
+        "U3",
+        "V30",
+    )
 }
 
 
@@ -274,5 +291,7 @@ def _reviews(rng: random.Random, kind: ProductType, brand: str, attributes: list
     for _ in range(rng.choice((0, 1, 2, 2, 3, 4))):
         score = rng.choices((5, 4, 3, 2, 1), weights=(50, 25, 12, 8, 5))[0]
         title, body = rng.choice(REVIEW_TEXT[score])
-        reviews.append(Review(title, score, body.format(name=kind.name, brand=brand, attr=rng.choice(attributes))))
+        reviews.append(
+            Review(title, score, body.format(name=kind.name, brand=brand, attr=rng.choice(attributes)))
+        )
     return reviews

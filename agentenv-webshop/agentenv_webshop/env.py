@@ -90,7 +90,11 @@ class WebShopEnv(EpisodicEnv):
     def with_config(cls, config: ShopConfig) -> type[WebShopEnv]:
         """This env over another shop (a 100,000-product catalog, WebShop's files): a subclass whose
         splits are that shop's."""
-        return type(cls.__name__, (cls,), {"config": config, "splits": _config_splits(config), "__module__": cls.__module__})
+        return type(
+            cls.__name__,
+            (cls,),
+            {"config": config, "splits": _config_splits(config), "__module__": cls.__module__},
+        )
 
     # --- AgentGym's create ------------------------------------------------------------------------------
     def create(self, /, observation_mode: str | None = None) -> None:
@@ -122,7 +126,11 @@ class WebShopEnv(EpisodicEnv):
         purchase = site.click(argument)
         if purchase is None:
             return StepResult(self._render())
-        info = purchase.info(site.goal) | {"asin": site.product.asin, "options": dict(site.options), "goal_asin": site.goal.asin}  # type: ignore[union-attr]
+        info = purchase.info(site.goal) | {
+            "asin": site.product.asin,
+            "options": dict(site.options),
+            "goal_asin": site.goal.asin,
+        }  # type: ignore[union-attr]
         return StepResult(self._render(), reward=purchase.total, terminated=True, info=info)
 
     def _refusal(self, action: str) -> str | None:

@@ -26,7 +26,9 @@ def next_move(site: Site) -> ExpertAction:
     goal = site.goal
     if site.at == "search":
         keywords = search_keywords(goal)
-        return ExpertAction(f"I am asked to buy {_request(goal)}. I'll search for {keywords!r}.", f"search[{keywords}]")
+        return ExpertAction(
+            f"I am asked to buy {_request(goal)}. I'll search for {keywords!r}.", f"search[{keywords}]"
+        )
     if site.at == "results":
         return _on_results(site)
     if site.at == "item":
@@ -49,7 +51,11 @@ def chosen_options(product: Product, goal: Goal) -> dict[str, str]:
         if wanted in values:
             chosen[_group_of(product, wanted, group)] = wanted
             continue
-        best = process.extractOne(wanted, values, scorer=fuzz.token_set_ratio, processor=default_process) if values else None
+        best = (
+            process.extractOne(wanted, values, scorer=fuzz.token_set_ratio, processor=default_process)
+            if values
+            else None
+        )
         if best is not None and best[1] > MATCH_OVER:
             chosen[_group_of(product, best[0], group)] = best[0]
     return chosen
@@ -68,7 +74,8 @@ def _on_results(site: Site) -> ExpertAction:
     if fitting:
         product = fitting[0]
         return ExpertAction(
-            f"{product.asin} looks right: {_summary(product, goal)}. I'll open it.", f"click[{product.asin.lower()}]"
+            f"{product.asin} looks right: {_summary(product, goal)}. I'll open it.",
+            f"click[{product.asin.lower()}]",
         )
     start = site.page_number * RESULTS_PER_PAGE
     following = site.results[start : start + RESULTS_PER_PAGE]
@@ -87,20 +94,28 @@ def _on_results(site: Site) -> ExpertAction:
     best = max(here, key=lambda p: reward(p, goal, chosen_options(p, goal).values()).total, default=None)
     if best is None:
         keywords = goal.query
-        return ExpertAction(f"The search found nothing; I'll try the broader words {keywords!r}.", f"search[{keywords}]")
-    return ExpertAction(f"{best.asin} comes closest to the request; I'll open it.", f"click[{best.asin.lower()}]")
+        return ExpertAction(
+            f"The search found nothing; I'll try the broader words {keywords!r}.", f"search[{keywords}]"
+        )
+    return ExpertAction(
+        f"{best.asin} comes closest to the request; I'll open it.", f"click[{best.asin.lower()}]"
+    )
 
 
 def _on_item(site: Site) -> ExpertAction:
     product, goal = site.product, site.goal
     assert product is not None
     if product.asin != goal.asin and not fits(product, goal):
-        return ExpertAction("This product does not meet the request; back to the results.", f"click[{PREV_PAGE}]")
+        return ExpertAction(
+            "This product does not meet the request; back to the results.", f"click[{PREV_PAGE}]"
+        )
     clickables = site.page.clickables()
     for group, value in chosen_options(product, goal).items():
         # (a value two groups share selects the group the page lists last: skip what cannot be selected)
         if site.options.get(group) != value and clickables[value].group == group:
-            return ExpertAction(f"The request asks for {group}: {value}; I'll select {value}.", f"click[{value}]")
+            return ExpertAction(
+                f"The request asks for {group}: {value}; I'll select {value}.", f"click[{value}]"
+            )
     return ExpertAction(f"Everything matches: {_summary(product, goal)}. I'll buy it.", f"click[{BUY_NOW}]")
 
 
@@ -118,10 +133,19 @@ def _summary(product: Product, goal: Goal) -> str:
 def _request(goal: Goal) -> str:
     """The instruction as a noun phrase: ``i need a ...`` -> ``a ...``."""
     text = goal.instruction_text
-    for lead in ("i am looking for ", "i'm looking for ", "i need ", "find me ", "i want to buy ", "i would like ",
-                 "get me ", "i am shopping for ", "i want "):
+    for lead in (
+        "i am looking for ",
+        "i'm looking for ",
+        "i need ",
+        "find me ",
+        "i want to buy ",
+        "i would like ",
+        "get me ",
+        "i am shopping for ",
+        "i want ",
+    ):
         if text.lower().startswith(lead):
-            return text[len(lead):]
+            return text[len(lead) :]
     return f'what this asks for: "{text}"'
 
 

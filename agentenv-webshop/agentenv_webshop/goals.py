@@ -23,11 +23,28 @@ PRICE_STEPS = [10.0 * i for i in range(1, 100)]
 NO_CEILING = 1_000_000.0
 
 #: products sold by the amount ("some coffee"), and names already plural ("sunglasses")
-MASS_NOUNS = frozenset({
-    "shampoo", "face moisturizer", "nail polish", "deodorant", "perfume", "body wash", "sunscreen",
-    "peanut butter", "coffee", "green tea", "olive oil", "gummy candy", "beef jerky", "pasta", "granola",
-    "hot sauce", "dark chocolate", "sparkling water",
-})
+MASS_NOUNS = frozenset(
+    {
+        "shampoo",
+        "face moisturizer",
+        "nail polish",
+        "deodorant",
+        "perfume",
+        "body wash",
+        "sunscreen",
+        "peanut butter",
+        "coffee",
+        "green tea",
+        "olive oil",
+        "gummy candy",
+        "beef jerky",
+        "pasta",
+        "granola",
+        "hot sauce",
+        "dark chocolate",
+        "sparkling water",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -102,7 +119,11 @@ def option_combinations(options: dict[str, list[str]]) -> list[dict[str, str]]:
 def _goal(rng: random.Random, product: Product, kind: str, options: dict[str, str], ceiling: float) -> Goal:
     attributes = tuple(rng.sample(product.attributes, rng.choice((1, 1, 2, 2, 3))))
     # "that is dry skin" reads wrong: attributes that are not all adjectives go before the name
-    openings = GOAL_OPENINGS if all(map(is_adjectival, attributes)) else [o for o in GOAL_OPENINGS if "that is" not in o and "which is" not in o]
+    openings = (
+        GOAL_OPENINGS
+        if all(map(is_adjectival, attributes))
+        else [o for o in GOAL_OPENINGS if "that is" not in o and "which is" not in o]
+    )
     opening = rng.choice(openings).format(a="\0", name=kind, attrs=_join(attributes))
     following = opening.split("\0", 1)[1]
     opening = opening.replace("\0", _article(kind, following))

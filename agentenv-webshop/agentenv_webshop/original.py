@@ -55,7 +55,9 @@ def _one(folder: Path, pattern: str) -> Path:
     if not found:
         raise FileNotFoundError(f"no {pattern} in {folder}")
     if len(found) > 1:
-        raise ValueError(f"{folder} holds several {pattern} files ({', '.join(f.name for f in found)}); keep one")
+        raise ValueError(
+            f"{folder} holds several {pattern} files ({', '.join(f.name for f in found)}); keep one"
+        )
     return found[0]
 
 
@@ -64,7 +66,9 @@ def _read(path: Path) -> Any:
         return json.load(f)
 
 
-def read_products(items: list[dict[str, Any]], attributes: dict[str, Any], reviews: dict[str, Any]) -> list[Product]:
+def read_products(
+    items: list[dict[str, Any]], attributes: dict[str, Any], reviews: dict[str, Any]
+) -> list[Product]:
     products: list[Product] = []
     seen: set[str] = set()
     for item in items:
@@ -175,12 +179,17 @@ def _named_options(product: Product, options: dict[str, str] | list[str]) -> dic
         return {str(k).lower(): str(v).lower() for k, v in options.items()}
     named: dict[str, str] = {}
     for i, value in enumerate(str(v).lower() for v in options):
-        group = next((g for g, values in product.options.items() if value in values and g not in named), f"option {i + 1}")
+        group = next(
+            (g for g, values in product.options.items() if value in values and g not in named),
+            f"option {i + 1}",
+        )
         named[group] = value
     return named
 
 
-def _goal(product: Product, text: str, attributes: tuple[str, ...], options: dict[str, str], ceiling: float) -> Goal:
+def _goal(
+    product: Product, text: str, attributes: tuple[str, ...], options: dict[str, str], ceiling: float
+) -> Goal:
     return Goal(
         asin=product.asin,
         instruction_text=text,

@@ -72,7 +72,9 @@ class SearchIndex:
                 retriever = bm25s.BM25.load(str(folder), mmap=True, show_progress=False)
                 return cls(retriever, json.loads((folder / "size.json").read_text()))
             except (OSError, ValueError, KeyError) as exc:  # a damaged cache is rebuilt, not trusted
-                log.warning("rebuilding the search index: the cached one at %s does not load (%s)", folder, exc)
+                log.warning(
+                    "rebuilding the search index: the cached one at %s does not load (%s)", folder, exc
+                )
         index = cls.build(documents)
         index.save(folder)
         return index

@@ -62,11 +62,17 @@ class ShopConfig:
             raise ValueError(f"AGENTENV_WEBSHOP_GOALS must be synthetic or human, not {goal_kind!r}")
         cache = env.get("AGENTENV_WEBSHOP_CACHE")
         return cls(
-            products=_positive_int(env.get("AGENTENV_WEBSHOP_PRODUCTS", "10000"), "AGENTENV_WEBSHOP_PRODUCTS"),
-            seed=_positive_int(env.get("AGENTENV_WEBSHOP_SEED", "0"), "AGENTENV_WEBSHOP_SEED", allow_zero=True),
+            products=_positive_int(
+                env.get("AGENTENV_WEBSHOP_PRODUCTS", "10000"), "AGENTENV_WEBSHOP_PRODUCTS"
+            ),
+            seed=_positive_int(
+                env.get("AGENTENV_WEBSHOP_SEED", "0"), "AGENTENV_WEBSHOP_SEED", allow_zero=True
+            ),
             data_dir=Path(data).expanduser() if data else None,
             goal_kind=goal_kind,  # type: ignore[arg-type]
-            cache_dir=cls.cache_dir if cache is None else (None if cache.lower() == "none" else Path(cache).expanduser()),
+            cache_dir=cls.cache_dir
+            if cache is None
+            else (None if cache.lower() == "none" else Path(cache).expanduser()),
         )
 
 
@@ -83,7 +89,9 @@ def _positive_int(text: str, name: str, allow_zero: bool = False) -> int:
 class Shop:
     """A catalog, its goals and its search index."""
 
-    def __init__(self, catalog: Catalog, goals: list[Goal], index: SearchIndex, splits: dict[str, range]) -> None:
+    def __init__(
+        self, catalog: Catalog, goals: list[Goal], index: SearchIndex, splits: dict[str, range]
+    ) -> None:
         self.catalog = catalog
         self.goals = goals
         self.index = index

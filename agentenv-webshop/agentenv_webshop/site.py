@@ -35,7 +35,9 @@ RESULTS_PER_PAGE = 10
 SEP = " [SEP] "
 
 PageName = Literal["search", "results", "item", "description", "features", "reviews", "done"]
-ElementKind = Literal["heading", "instruction", "search_bar", "button", "product_link", "option_group", "option", "text"]
+ElementKind = Literal[
+    "heading", "instruction", "search_bar", "button", "product_link", "option_group", "option", "text"
+]
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,10 @@ class Page:
             elif e.kind == "option":
                 checked = " checked" if e.selected else ""
                 group = html.escape(e.group, quote=True)
-                out.append(f'<input type="radio" name="{group}" value="{html.escape(e.text, quote=True)}"{checked}><label>{text}</label>')
+                value = html.escape(e.text, quote=True)
+                out.append(
+                    f'<input type="radio" name="{group}" value="{value}"{checked}><label>{text}</label>'
+                )
             else:
                 out.append(f"<p>{text}</p>")
         out += ["</body>", "</html>"]
@@ -208,7 +213,14 @@ class Site:
 
     def _item_url(self, kind: str, *extra: str) -> str:
         assert self.product is not None
-        parts = [kind, self.product.asin, _words(self.keywords), str(self.page_number), *extra, json.dumps(self.options)]
+        parts = [
+            kind,
+            self.product.asin,
+            _words(self.keywords),
+            str(self.page_number),
+            *extra,
+            json.dumps(self.options),
+        ]
         return "/" + "/".join(parts)
 
     def _item_page(self) -> Page:

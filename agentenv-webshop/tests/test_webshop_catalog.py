@@ -10,7 +10,11 @@ from agentenv_webshop.shop import GENERATED_GOALS, ShopConfig, splits_for
 
 
 def test_a_catalog_is_deterministic_and_grows_by_appending():
-    small, again, larger = generate_catalog(300, seed=5), generate_catalog(300, seed=5), generate_catalog(600, seed=5)
+    small, again, larger = (
+        generate_catalog(300, seed=5),
+        generate_catalog(300, seed=5),
+        generate_catalog(600, seed=5),
+    )
     assert [p.title for p in small] == [p.title for p in again]
     assert [p.asin for p in small] == [p.asin for p in larger[:300]]
     assert [p.asin for p in generate_catalog(300, seed=6)] != [p.asin for p in small]
@@ -18,9 +22,17 @@ def test_a_catalog_is_deterministic_and_grows_by_appending():
 
 def test_products_look_like_listings_of_the_five_categories(webshop_small_shop):
     catalog = webshop_small_shop.catalog
-    assert set(Counter(p.category for p in catalog)) == {"beauty", "food", "fashion", "furniture", "electronics"}
+    assert set(Counter(p.category for p in catalog)) == {
+        "beauty",
+        "food",
+        "fashion",
+        "furniture",
+        "electronics",
+    }
     assert len({p.asin for p in catalog}) == len({p.title for p in catalog}) == len(catalog)
-    brands = {p.title.split(" by ")[-1].split(",")[0] if " by " in p.title else p.title.split()[0] for p in catalog}
+    brands = {
+        p.title.split(" by ")[-1].split(",")[0] if " by " in p.title else p.title.split()[0] for p in catalog
+    }
     assert len(brands) > 200  # brands vary as real listings' do
     for product in catalog:
         assert re.fullmatch(r"B0[0-9A-Z]{8}", product.asin)
@@ -28,7 +40,11 @@ def test_products_look_like_listings_of_the_five_categories(webshop_small_shop):
         assert 3 <= len(product.attributes) <= 5 and product.bullet_points and product.description
         assert all(values and all(v == v.lower() for v in values) for values in product.options.values())
         low = product.pricing[0]
-        assert (product.price == low) if len(product.pricing) == 1 else (low <= product.price <= product.pricing[1])
+        assert (
+            (product.price == low)
+            if len(product.pricing) == 1
+            else (low <= product.price <= product.pricing[1])
+        )
         assert re.fullmatch(r"\$\d+\.\d\d( to \$\d+\.\d\d)?", product.price_tag)
         assert product.rating == "N.A." or 1 <= float(product.rating) <= 5
 
@@ -112,7 +128,11 @@ def test_config_reads_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("AGENTENV_WEBSHOP_GOALS", "human")
     config = ShopConfig.from_env()
     assert config.data_dir == tmp_path and config.goal_kind == "human"
-    for name, value in (("AGENTENV_WEBSHOP_PRODUCTS", "many"), ("AGENTENV_WEBSHOP_PRODUCTS", "0"), ("AGENTENV_WEBSHOP_GOALS", "robot")):
+    for name, value in (
+        ("AGENTENV_WEBSHOP_PRODUCTS", "many"),
+        ("AGENTENV_WEBSHOP_PRODUCTS", "0"),
+        ("AGENTENV_WEBSHOP_GOALS", "robot"),
+    ):
         monkeypatch.setenv(name, value)
         try:
             ShopConfig.from_env()

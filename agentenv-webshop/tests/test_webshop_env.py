@@ -35,7 +35,10 @@ def test_results_come_ten_a_page_fifty_at_most(env):
     first = env.step(f"search[{BROAD}]")
     assert first.reward == 0 and not first.done
     page = first.observation
-    assert page.startswith("Instruction:") and f"{SEP}Back to Search{SEP}Page 1 (Total results: 50){SEP}Next >{SEP}" in page
+    assert (
+        page.startswith("Instruction:")
+        and f"{SEP}Back to Search{SEP}Page 1 (Total results: 50){SEP}Next >{SEP}" in page
+    )
     assert "< Prev" not in page
     shown = asins(page)
     assert len(shown) == 10
@@ -51,7 +54,10 @@ def test_results_come_ten_a_page_fifty_at_most(env):
         seen |= set(asins(page))
     assert len(seen) == 50
     refused = env.step("click[next >]")
-    assert refused.observation.startswith("Invalid action:") and "Page 5 (Total results: 50)" in refused.observation
+    assert (
+        refused.observation.startswith("Invalid action:")
+        and "Page 5 (Total results: 50)" in refused.observation
+    )
     assert "Page 4 (Total results: 50)" in env.step("click[< prev]").observation
 
 
@@ -67,7 +73,10 @@ def test_back_navigation_returns_where_it_came_from(env):
     asin = asins(second_page)[3]
     item = env.step(f"click[{asin}]").observation
     product = env.shop.catalog.get(asin)
-    assert f"{SEP}Back to Search{SEP}< Prev{SEP}" in item and f"{product.title}{SEP}Price: {product.price_tag}{SEP}Rating:" in item
+    assert (
+        f"{SEP}Back to Search{SEP}< Prev{SEP}" in item
+        and f"{product.title}{SEP}Price: {product.price_tag}{SEP}Rating:" in item
+    )
     assert item.endswith(f"Description{SEP}Features{SEP}Reviews{SEP}Buy Now")
     # an item's < Prev is its result page; a sub-page's is its item; Back to Search is the search page
     assert env.step("click[< prev]").observation == second_page
@@ -108,7 +117,10 @@ def test_options_are_selected_by_clicking_their_values(env):
     assert env.detail()["options"] == {group: values[1], other_group: other_values[0]}
     env.step("click[description]")
     env.step("click[< prev]")
-    assert env.detail()["options"] == {group: values[1], other_group: other_values[0]}  # kept across sub-pages
+    assert env.detail()["options"] == {
+        group: values[1],
+        other_group: other_values[0],
+    }  # kept across sub-pages
     env.step("click[< prev]")
     env.step(f"click[{product.asin}]")
     assert env.detail()["options"] == {}  # a product opened from the results starts with none
@@ -123,7 +135,16 @@ def test_buy_now_ends_the_episode_with_webshops_reward(env):
     expected = reward(product, env.site.goal, chosen.values())
     assert bought.terminated and bought.done and bought.reward == pytest.approx(expected.total)
     assert bought.info["asin"] == product.asin and bought.info["options"] == chosen
-    assert {"r_type", "r_att", "r_price", "w_att", "w_price", "query_match", "category_match", "title_score"} <= set(bought.info)
+    assert {
+        "r_type",
+        "r_att",
+        "r_price",
+        "w_att",
+        "w_price",
+        "query_match",
+        "category_match",
+        "title_score",
+    } <= set(bought.info)
     assert bought.observation.startswith("Thank you for shopping with us!")
     assert bought.observation.endswith(f"Your score (min 0.0, max 1.0){SEP}{expected.total:.4g}")
     assert env.available_actions()["clickables"] == []
@@ -155,7 +176,9 @@ def test_a_click_not_on_the_page_is_refused_on_item_pages_too(env):
     _item_with_options(env, groups=1)
     before = env.observation()
     answer = env.step("click[next >]")
-    assert answer.observation.startswith('Invalid action: "next >" is not clickable on this page (clickables: back to search, < prev')
+    assert answer.observation.startswith(
+        'Invalid action: "next >" is not clickable on this page (clickables: back to search, < prev'
+    )
     assert env.observation() == before
 
 
@@ -165,7 +188,10 @@ def test_html_mode_shows_the_same_page_as_html(webshop_small_shop):
     assert first.startswith("<!DOCTYPE html>") and 'id="search_input"' in first
     assert '<div id="instruction-text"><h4>Instruction:<br>' in first
     page = env.step(f"search[{BROAD}]").observation
-    assert page.count('class="product-link"') == 10 and '<button type="submit" class="btn">Next &gt;</button>' in page
+    assert (
+        page.count('class="product-link"') == 10
+        and '<button type="submit" class="btn">Next &gt;</button>' in page
+    )
     env.step(f"click[{asins(page)[0]}]")
     env.step("click[Features]")
     state = env.state()

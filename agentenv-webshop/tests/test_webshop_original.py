@@ -21,8 +21,14 @@ ITEMS = [
         "product_category": "Beauty & Personal Care › Personal Care › Deodorants & Antiperspirants › Deodorant",
         "pricing": "$10.99",
         "customization_options": {
-            "Scent": [{"value": "Bright Citrus", "image": None}, {"value": "Calming Lavender", "image": None}],
-            "Size": [{"value": "3 Ounce (Pack of 1)", "image": None}, {"value": "Travel Set/4-Pack", "image": None}],
+            "Scent": [
+                {"value": "Bright Citrus", "image": None},
+                {"value": "Calming Lavender", "image": None},
+            ],
+            "Size": [
+                {"value": "3 Ounce (Pack of 1)", "image": None},
+                {"value": "Travel Set/4-Pack", "image": None},
+            ],
         },
         "small_description": ["ALUMINUM FREE: natural and safe", "Gentle on sensitive skin"],
         "full_description": "A natural deodorant with calendula.",
@@ -35,7 +41,10 @@ ITEMS = [
         "query": "men hiking boots",
         "product_category": "Clothing, Shoes & Jewelry › Men › Shoes › Outdoor › Hiking & Trekking",
         "pricing": "$59.99 - $89.99",
-        "customization_options": {"Color": [{"value": "Brown"}, {"value": "Black"}], "Size": [{"value": "9"}, {"value": "10"}, {"value": "11"}]},
+        "customization_options": {
+            "Color": [{"value": "Brown"}, {"value": "Black"}],
+            "Size": [{"value": "9"}, {"value": "10"}, {"value": "11"}],
+        },
         "small_description": "Rubber sole, waterproof leather",
         "full_description": "Built for long trails.",
         "images": [],
@@ -51,7 +60,17 @@ ITEMS = [
         "small_description": [],
         "full_description": "",
     },
-    {"asin": "nan", "name": "no asin", "category": "", "query": "", "product_category": "", "pricing": "", "customization_options": None, "small_description": [], "full_description": ""},
+    {
+        "asin": "nan",
+        "name": "no asin",
+        "category": "",
+        "query": "",
+        "product_category": "",
+        "pricing": "",
+        "customization_options": None,
+        "small_description": [],
+        "full_description": "",
+    },
     {
         "asin": "B0SAMPLE03",
         "name": "Summit Trail Mix, Gluten Free Snack, 12 oz",
@@ -80,13 +99,31 @@ ATTRIBUTES = {
 }
 HUMAN = {
     "B0SAMPLE02": [
-        {"instruction": "i want black hiking boots in size 10.", "instruction_attributes": ["waterproof"], "instruction_options": ["black", "10"]},
-        {"instruction": "boots please", "instruction_attributes": [], "instruction_options": []},  # skipped: no attributes
+        {
+            "instruction": "i want black hiking boots in size 10.",
+            "instruction_attributes": ["waterproof"],
+            "instruction_options": ["black", "10"],
+        },
+        {
+            "instruction": "boots please",
+            "instruction_attributes": [],
+            "instruction_options": [],
+        },  # skipped: no attributes
     ],
-    "B0SAMPLE03": [{"instruction": "i need a gluten free trail mix", "instruction_attributes": ["gluten free"], "instruction_options": []}],
+    "B0SAMPLE03": [
+        {
+            "instruction": "i need a gluten free trail mix",
+            "instruction_attributes": ["gluten free"],
+            "instruction_options": [],
+        }
+    ],
 }
 REVIEWS = [
-    {"asin": "B0SAMPLE01", "average_rating": 4.5, "reviews": [{"title": "Works", "stars": "5", "review": "No smell all day."}]},
+    {
+        "asin": "B0SAMPLE01",
+        "average_rating": 4.5,
+        "reviews": [{"title": "Works", "stars": "5", "review": "No smell all day."}],
+    },
 ]
 
 
@@ -107,10 +144,23 @@ def test_products_are_read_as_webshop_reads_them(sample):
     catalog, _ = load_original(sample)
     assert [p.asin for p in catalog] == ["B0SAMPLE01", "B0SAMPLE02", "B0SAMPLE03"]
     deodorant, boots, trail_mix = catalog
-    assert deodorant.options == {"scent": ["bright citrus", "calming lavender"], "size": ["3 ounce (pack of 1)", "travel set | 4-pack"]}
-    assert deodorant.query == "deodorant" and deodorant.pricing == (10.99,) and deodorant.price_tag == "$10.99"
-    assert deodorant.rating == "4.5" and deodorant.reviews[0].score == 5 and deodorant.reviews[0].body == "No smell all day."
-    assert boots.pricing == (59.99, 89.99) and 59.99 <= boots.price <= 89.99 and boots.bullet_points == ["Rubber sole, waterproof leather"]
+    assert deodorant.options == {
+        "scent": ["bright citrus", "calming lavender"],
+        "size": ["3 ounce (pack of 1)", "travel set | 4-pack"],
+    }
+    assert (
+        deodorant.query == "deodorant" and deodorant.pricing == (10.99,) and deodorant.price_tag == "$10.99"
+    )
+    assert (
+        deodorant.rating == "4.5"
+        and deodorant.reviews[0].score == 5
+        and deodorant.reviews[0].body == "No smell all day."
+    )
+    assert (
+        boots.pricing == (59.99, 89.99)
+        and 59.99 <= boots.price <= 89.99
+        and boots.bullet_points == ["Rubber sole, waterproof leather"]
+    )
     assert load_original(sample)[0][1].price == boots.price  # the range's draw is fixed
     assert trail_mix.pricing == (100.0,) and trail_mix.rating == "N.A."
     assert parse_pricing("$1,299.00") == (1299.0,)
@@ -131,21 +181,33 @@ def test_synthetic_goals_are_indexed_as_agentgyms(sample):
     assert [(g.asin, g.options, g.price_upper) for g in goals] == expected
     first = goals[0]
     options = ", and ".join(f"{k}: {v}" for k, v in first.options.items())
-    assert first.instruction_text == f"{ATTRIBUTES[first.asin]['instruction']} with {options}, and price lower than {first.price_upper:.2f} dollars"
+    assert (
+        first.instruction_text
+        == f"{ATTRIBUTES[first.asin]['instruction']} with {options}, and price lower than {first.price_upper:.2f} dollars"
+    )
 
 
 def test_human_goals_take_one_goal_per_price_step(sample):
     _, goals = load_original(sample, human_goals=True)
     boots = [g for g in goals if g.asin == "B0SAMPLE02"]
-    assert len(boots) == 4 and {g.options["color"] for g in boots} == {"black"} and {g.options["size"] for g in boots} == {"10"}
-    assert all(g.instruction_text.startswith("i want black hiking boots in size 10, and price lower than") for g in boots)
+    assert (
+        len(boots) == 4
+        and {g.options["color"] for g in boots} == {"black"}
+        and {g.options["size"] for g in boots} == {"10"}
+    )
+    assert all(
+        g.instruction_text.startswith("i want black hiking boots in size 10, and price lower than")
+        for g in boots
+    )
     trail = [g for g in goals if g.asin == "B0SAMPLE03"]  # $100: four steps above it
     assert [g.price_upper for g in sorted(trail, key=lambda g: g.price_upper)] == [110.0, 120.0, 130.0, 140.0]
 
 
 @pytest.mark.parametrize("human", [False, True])
 def test_the_sample_plays_to_a_full_reward_in_process(sample, human):
-    shop = Shop.from_config(ShopConfig(data_dir=sample, goal_kind="human" if human else "synthetic", cache_dir=None))
+    shop = Shop.from_config(
+        ShopConfig(data_dir=sample, goal_kind="human" if human else "synthetic", cache_dir=None)
+    )
     env = WebShopEnv(shop=shop)
     for idx in range(len(shop.goals)):
         env.reset(idx)
@@ -164,7 +226,9 @@ def test_the_sample_serves_agentgyms_wire(sample):
         env_idx = http.post("/create").json()
         reset = http.post("/reset", json={"env_idx": env_idx, "session_id": 5}).json()
         goal = http.get("/instruction_text", params={"env_idx": env_idx}).json()
-        assert reset["observation"].startswith("WebShop [SEP] Instruction:") and goal.startswith("Instruction: i ")
+        assert reset["observation"].startswith("WebShop [SEP] Instruction:") and goal.startswith(
+            "Instruction: i "
+        )
         for _ in range(SampleEnv.max_rounds):
             move = http.get("/expert", params={"env_idx": env_idx}).json()
             step = http.post("/step", json={"env_idx": env_idx, "action": move["action"]}).json()

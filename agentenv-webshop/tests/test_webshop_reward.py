@@ -60,7 +60,9 @@ def test_partial_options_and_attributes_count_each_match():
 
 
 def test_no_option_selected_and_no_attribute_leaves_only_the_price():
-    product = peanut_butter(attributes=["organic"], title="Silver Nest Peanut Butter", bullet_points=[], description="")
+    product = peanut_butter(
+        attributes=["organic"], title="Silver Nest Peanut Butter", bullet_points=[], description=""
+    )
     result = reward(product, goal(), [])
     assert (result.attribute_matches, result.option_matches) == (0, 0)
     assert result.total == pytest.approx(1 / 5)
@@ -75,7 +77,9 @@ def test_a_price_over_the_ceiling_loses_the_price_term():
 def test_a_price_range_is_judged_on_its_fixed_draw():
     product = peanut_butter(pricing=(15.0, 30.0), price=19.5)
     assert reward(product, goal(), ["honey", "1 pound"]).r_price is True
-    assert reward(peanut_butter(pricing=(15.0, 30.0), price=21.0), goal(), ["honey", "1 pound"]).r_price is False
+    assert (
+        reward(peanut_butter(pricing=(15.0, 30.0), price=21.0), goal(), ["honey", "1 pound"]).r_price is False
+    )
 
 
 def test_an_attribute_found_only_in_the_text_counts():
@@ -86,9 +90,16 @@ def test_an_attribute_found_only_in_the_text_counts():
 def test_fuzzy_attribute_match_over_85_only():
     # token-set ratio: one side's words within the other's is 100 ("non gmo" in "non gmo project verified");
     # case and punctuation do not count ("Gluten-Free")
-    close = peanut_butter(attributes=["non gmo project verified", "Gluten-Free"], description="", bullet_points=[], title="Peanut Butter")
+    close = peanut_butter(
+        attributes=["non gmo project verified", "Gluten-Free"],
+        description="",
+        bullet_points=[],
+        title="Peanut Butter",
+    )
     assert reward(close, goal(), []).attribute_matches == 2
-    far = peanut_butter(attributes=["glucose syrup", "organic"], description="", bullet_points=[], title="Peanut Butter")
+    far = peanut_butter(
+        attributes=["glucose syrup", "organic"], description="", bullet_points=[], title="Peanut Butter"
+    )
     assert reward(far, goal(), []).attribute_matches == 0
 
 
@@ -108,7 +119,9 @@ def test_a_goal_without_options_has_no_option_term():
 
 
 def test_a_goal_without_a_ceiling_always_has_the_price():
-    assert reward(peanut_butter(price=999.0), goal(price_upper=NO_CEILING), ["honey", "1 pound"]).r_price is True
+    assert (
+        reward(peanut_butter(price=999.0), goal(price_upper=NO_CEILING), ["honey", "1 pound"]).r_price is True
+    )
 
 
 # --- the type term --------------------------------------------------------------------------------------
@@ -124,7 +137,9 @@ def test_same_query_keeps_type_one():
 
 def test_a_different_product_with_few_shared_title_nouns_gets_half():
     # nothing else agrees and 1 of the goal title's 8 nouns is shared: over a tenth, not over a fifth
-    other = peanut_butter(title="Butter Knife Stainless", query="butter knife", product_category="Home › Kitchen › Cutlery")
+    other = peanut_butter(
+        title="Butter Knife Stainless", query="butter knife", product_category="Home › Kitchen › Cutlery"
+    )
     r_type, query_match, category_match, title_score = type_reward(other, goal())
     assert (query_match, category_match) == (False, False)
     assert title_score == pytest.approx(1 / 8)
@@ -134,7 +149,11 @@ def test_a_different_product_with_few_shared_title_nouns_gets_half():
 
 
 def test_wrong_type_with_no_shared_noun_scores_zero():
-    lamp = peanut_butter(title="Tripod Floor Lamp", query="floor lamp", product_category="Home & Kitchen › Lighting & Ceiling Fans › Lamps")
+    lamp = peanut_butter(
+        title="Tripod Floor Lamp",
+        query="floor lamp",
+        product_category="Home & Kitchen › Lighting & Ceiling Fans › Lamps",
+    )
     r_type, _, _, title_score = type_reward(lamp, goal())
     assert title_score == 0.0 and r_type == 0.0
     assert reward(lamp, goal(), ["honey", "1 pound"]).total == 0.0
@@ -152,7 +171,9 @@ def test_shared_category_segments_count_as_the_same_type():
     named = goal(name="Silver Nest Peanut Butter Spread")
     other = peanut_butter(title="Almond Butter", query="almond butter")
     assert type_reward(other, named) == (1.0, False, True, pytest.approx(0.2))
-    elsewhere = peanut_butter(title="Almond Butter", query="almond butter", product_category="Grocery › Nut Butters")
+    elsewhere = peanut_butter(
+        title="Almond Butter", query="almond butter", product_category="Grocery › Nut Butters"
+    )
     assert type_reward(elsewhere, named)[0] == 0.5
 
 

@@ -24,16 +24,22 @@ def test_an_agentgym_client_plays_a_whole_episode(base_url):
         reset = http.post("/reset", json={"env_idx": env_idx, "session_id": 2}).json()
         # AgentGym's client overwrites reset's answer[0] with GET /observation: an object takes that too
         observation = http.get("/observation", params={"env_idx": env_idx}).json()
-        assert reset["observation"] == observation and observation.startswith("WebShop [SEP] Instruction: [SEP] ")
+        assert reset["observation"] == observation and observation.startswith(
+            "WebShop [SEP] Instruction: [SEP] "
+        )
         instruction = http.get("/instruction_text", params={"env_idx": env_idx}).json()
-        assert instruction.startswith("Instruction: ") and instruction[len("Instruction: "):] in observation
+        assert instruction.startswith("Instruction: ") and instruction[len("Instruction: ") :] in observation
         state = http.get("/state", params={"env_idx": env_idx}).json()
-        assert set(state) == {"url", "html", "instruction_text"} and state["html"].startswith("<!DOCTYPE html>")
+        assert set(state) == {"url", "html", "instruction_text"} and state["html"].startswith(
+            "<!DOCTYPE html>"
+        )
         actions = http.get("/available_actions", params={"env_idx": env_idx}).json()
         assert actions == {"has_search_bar": True, "clickables": ["search"]}
 
         step = http.post("/step", json={"env_idx": env_idx, "action": "search[comfortable shoes]"}).json()
-        assert {"state", "reward", "done", "info"} <= set(step) and step["reward"] == 0 and step["done"] is False
+        assert (
+            {"state", "reward", "done", "info"} <= set(step) and step["reward"] == 0 and step["done"] is False
+        )
         assert "Page 1 (Total results: " in step["state"]
         clickables = http.get("/available_actions", params={"env_idx": env_idx}).json()["clickables"]
         assert clickables[0] == "back to search"
@@ -44,7 +50,10 @@ def test_an_agentgym_client_plays_a_whole_episode(base_url):
         assert step["done"] is True and 0 <= step["reward"] <= 1
         assert step["info"]["asin"].lower() == product and "r_type" in step["info"]
         assert http.post("/close", json={"env_idx": env_idx}).json()["closed"] is True
-        assert http.post("/step", json={"env_idx": env_idx, "action": "click[back to search]"}).status_code == 404
+        assert (
+            http.post("/step", json={"env_idx": env_idx, "action": "click[back to search]"}).status_code
+            == 404
+        )
 
 
 def test_the_expert_solves_test_tasks_over_http(base_url):
@@ -61,7 +70,13 @@ def test_the_expert_solves_test_tasks_over_http(base_url):
                 assert client.instruction_text(session.id).startswith("Instruction: ")
                 assert client.state(session.id)["url"].startswith("/done/")
                 detail = session.detail()
-                assert detail["page"] == "done" and detail["task_type"] in {"beauty", "food", "fashion", "furniture", "electronics"}
+                assert detail["page"] == "done" and detail["task_type"] in {
+                    "beauty",
+                    "food",
+                    "fashion",
+                    "furniture",
+                    "electronics",
+                }
 
 
 def test_html_sessions_are_asked_for_at_create(base_url):
@@ -78,7 +93,10 @@ def test_html_sessions_are_asked_for_at_create(base_url):
 
 @pytest.mark.parametrize(
     ("body", "message"),
-    [({"observation_mode": "pdf"}, "observation_mode must be 'text' or 'html'"), ({"browser": "x"}, "browser")],
+    [
+        ({"observation_mode": "pdf"}, "observation_mode must be 'text' or 'html'"),
+        ({"browser": "x"}, "browser"),
+    ],
 )
 def test_bad_create_fields_are_422_and_leave_no_session(base_url, body, message):
     with httpx.Client(base_url=base_url, timeout=30) as http:
