@@ -22,7 +22,7 @@ from minigrid.envs.babyai.core import roomgrid_level
 from agentenv.env import EpisodicEnv, ExpertAction, StepResult, TaskRange, Wire
 
 from .duplicates import TRAIN_TEST_DUPLICATES
-from .levels import level_of, short_name
+from .levels import MAX_TASKS, level_of, short_name
 from .render import png_bytes
 from .world import FORWARD_IF_FREE, PICKABLE, View, facing, passable, plan_path, scan, standing_on
 
@@ -116,19 +116,38 @@ class BabyAIEnv(EpisodicEnv):
         self._cut = ""
 
     # --- tasks ------------------------------------------------------------------------------------
+    @classmethod
+    def serves(cls, data_idx: int) -> bool:
+        """Every index of AgentGym's mapping up to seed :data:`~.levels.MAX_SEED` (the splits' seeds and
+        far beyond: new held-out sets), not only those inside a split."""
+        return 0 <= data_idx < MAX_TASKS
+
+    @classmethod
+    def level_of(cls, data_idx: int) -> tuple[str, int]:
+        """``(level id, seed)`` of task ``data_idx``."""
+        return level_of(data_idx)
+
     def start(self, data_idx: int) -> str:
-        level, seed = level_of(data_idx)
-        if level not in self._envs:
-            self._envs[level] = gym.make(level)
-        wrapped = self._envs[level]
-        wrapped.reset(seed=seed)
-        self.env = wrapped.unwrapped
+        level, seed = self.level_of(data_idx)
+        self.env = self._level_at(level, seed)
         self.level = level
         self.seen = np.zeros((self.env.width, self.env.height), dtype=bool)
         self.mission = self.env.mission
         self._expert = None
         self._look()
-        return f"Your goal: {self.mission}\n{self._describe()}"
+        return f"Your goal: {self.goal()}\n{self._describe()}"
+
+    def _level_at(self, level: str, seed: int):
+        """The (unwrapped) minigrid env of ``level``, reset to ``seed``: one env per level, re-seeded."""
+        if level not in self._envs:
+            self._envs[level] = gym.make(level)
+        wrapped = self._envs[level]
+        wrapped.reset(seed=seed)
+        return wrapped.unwrapped
+
+    def goal(self) -> str:
+        """The goal line's text: the mission."""
+        return self.mission
 
     # --- acting -------------------------------------------------------------------------------------
     def act(self, action: str) -> StepResult:
@@ -319,8 +338,9 @@ class BabyAIEnv(EpisodicEnv):
         env = self.env
         return super().detail() | {
             "level": self.level,
-            "seed": level_of(self.data_idx)[1] if self.data_idx is not None else None,
+            "seed": self.level_of(self.data_idx)[1] if self.data_idx is not None else None,
             "mission": self.mission,
+            "goal": self.goal() if self.env else None,
             "agent_pos": [int(v) for v in env.agent_pos] if env else None,
             "agent_dir": int(env.agent_dir) if env else None,
             "carrying": f"{env.carrying.color} {env.carrying.type}" if env and env.carrying else None,

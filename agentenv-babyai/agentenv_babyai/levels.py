@@ -1,8 +1,10 @@
 """The 40 BabyAI levels AgentGym serves, in AgentGym's order (easy to hard).
 
-Task ``idx`` plays level ``LEVELS[idx % 40]`` with seed ``idx // 40``.  The list is AgentGym's
-``all_levels`` table (its keys 1..40); the one change is ``BabyAI-GoToObjS6-v1``: minigrid 3 registers the
-GoToObjS6 level only as ``-v1`` (the ``-v0`` id was retired).
+Task ``idx`` plays level ``LEVELS[idx % 40]`` with seed ``idx // 40`` (AgentGym's mapping), for any ``idx``
+below :data:`MAX_TASKS`.  The list is AgentGym's ``all_levels`` table (its keys 1..40); the one change is
+``BabyAI-GoToObjS6-v1``: minigrid 3 registers the GoToObjS6 level only as ``-v1`` (room size 6).
+AgentGym's ``-v0`` (minigrid 2.3) was, by a registry bug, GoToObj in a room of size 4, so none of its
+GoToObjS6 tasks is played here; ``babyai_agentgym`` (:mod:`.agentgym`) plays them.
 """
 
 from __future__ import annotations
@@ -50,6 +52,11 @@ LEVELS: tuple[str, ...] = (
     "BabyAI-BossLevelNoUnlock-v0",
 )
 NUM_LEVELS = len(LEVELS)
+#: seeds per level a task index may name.  AgentGym takes any seed; here 25,000 (the splits use seeds
+#: 0..509, AgentGym's published items up to 321), so that an index far past any use is refused, not played
+MAX_SEED = 25_000
+#: task indices ``0 .. MAX_TASKS - 1`` play
+MAX_TASKS = MAX_SEED * NUM_LEVELS
 
 
 def level_of(data_idx: int) -> tuple[str, int]:

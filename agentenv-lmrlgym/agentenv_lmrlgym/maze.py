@@ -144,8 +144,8 @@ class MazeEnv(EpisodicEnv):
 
     @classmethod
     def all_actions(cls) -> list[str]:
-        """The four moves (AgentGym's ``GET /maze/available_actions``, asked without a session)."""
-        return list(MOVES)
+        """The four moves, in the order AgentGym's ``GET /maze/available_actions`` (no session) lists them."""
+        return ["move left", "move right", "move up", "move down"]
 
     def expert_action(self) -> ExpertAction:
         maze = self.maze

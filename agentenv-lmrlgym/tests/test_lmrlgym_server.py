@@ -148,7 +148,8 @@ def test_agentgym_facts_client_plays_maze_and_wordle(base_url):
 
 def test_available_actions_without_a_session_is_the_whole_action_set():
     with running_server([MazeEnv]) as url, httpx.Client(base_url=url, timeout=30) as http:
-        assert http.get("/maze/available_actions").json() == ["move up", "move down", "move left", "move right"]
+        # AgentGym's answer, in its order
+        assert http.get("/maze/available_actions").json() == ["move left", "move right", "move up", "move down"]
         sid = http.post("/maze/create", json={"data_idx": 0}).json()["id"]
         assert len(http.get("/maze/available_actions", params={"id": sid}).json()) < 4  # walls around
     with running_server([WordleEnv]) as url, httpx.Client(base_url=url, timeout=30) as http:

