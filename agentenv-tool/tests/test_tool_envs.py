@@ -170,6 +170,11 @@ def test_sheet_formulas_follow_their_cells_and_move_with_rows():
                            position_list=["C2"]).observation
     assert "not a cell position in A1 notation" in step(env, "update_cell", position="2C", value=1).observation
     assert "at most 500 rows" in step(env, "update_cell", position="A99999", value=1).observation
+    for row in range(1, 6):  # five formulas that each depend on all five: circular, shown as Sheets shows it
+        step(env, "update_cell", position=f"K{row}", value="=SUM(K1:K5)")
+    assert json.loads(env.observation()[13:].split("\n")[0])[0][10] == "#REF!"
+    assert "at most 1000 cells" in step(env, "update_cell_by_formula", operator="SUM", start_position="A1",
+                                        end_position="Z100", result_position="L1").observation
     step(env, "update_cell", position="A3", value="x" * 5000)
     assert "too long to match" in step(env, "filter_cells", query="(x+x+)+y", in_column=1).observation
 

@@ -177,7 +177,9 @@ class SheetBackend(ToolBackend):
     def get_value_by_formula(self, operator: Operator, start_position: Position | None = None,
                              end_position: Position | None = None,
                              position_list: Annotated[list[Position], Field(max_length=200)] | None = None) -> str:
-        value = self.sheets.evaluate(self._formula(operator, start_position, end_position, position_list))
+        formula = self._formula(operator, start_position, end_position, position_list)
+        self.sheets.check_formula(formula, stored=False)
+        value = self.sheets.evaluate(formula)
         return value if isinstance(value, str) else self._plain(value)
 
     @tool("Find the cells whose value matches query (a regular expression, searched in each cell), in one row or "

@@ -21,6 +21,9 @@ from openpyxl.utils.cell import column_index_from_string
 
 OPERATORS = ("SUM", "AVERAGE", "COUNT", "MAX", "MIN", "MINUS", "PRODUCT")
 MAX_ROWS, MAX_COLS = 500, 52
+#: a formula names at most this many cells, and a workbook holds at most this many formulas: so that showing
+#: a sheet (every formula worked out once) stays within milliseconds, whatever a model writes
+MAX_FORMULA_CELLS, MAX_FORMULAS = 1000, 100
 _A1 = re.compile(r"^([A-Z]{1,3})([1-9][0-9]{0,5})$")
 _REF = re.compile(r"(?<![A-Z])([A-Z]{1,3})([1-9][0-9]{0,5})(?![0-9(])")
 _FORMULA = re.compile(r"^=\s*([A-Z]+)\((.*)\)\s*$")
@@ -117,24 +120,19 @@ class Spreadsheet:
                 rows, cols = max(rows, merged.max_row), max(cols, merged.max_col)
         return rows, cols
 
-    def shown(self, row: int, col: int, ws=None, seen: frozenset = frozenset()) -> str:
-        """The displayed text of a cell."""
+    def shown(self, row: int, col: int, ws=None, memo: dict | None = None) -> str:
+        """The displayed text of a cell (``memo``: formula values already worked out in this rendering)."""
         ws = ws or self.ws()
         for merged in ws.merged_cells.ranges:
             if (row, col) != (merged.min_row, merged.min_col) and \
                     merged.min_row <= row <= merged.max_row and merged.min_col <= col <= merged.max_col:
                 row, col = merged.min_row, merged.min_col
                 break
-        cell = ws.cell(row, col)
-        value = cell.value
-        if isinstance(value, str) and value.startswith("="):
-            value = self.evaluate(value, ws, seen | {(row, col)})
-            if isinstance(value, str):
-                return value
+        value = self._value(ws, row, col, {} if memo is None else memo, set())
         if value is None:
             return ""
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return shown_number(float(value), cell.number_format)
+            return shown_number(float(value), ws.cell(row, col).number_format)
         return str(value)
 
     def values(self, ws=None, box: tuple[int, int, int, int] | None = None) -> list[list[str]]:
@@ -144,12 +142,29 @@ class Spreadsheet:
             rows, cols = self.extent(ws)
             box = (1, 1, rows, cols)
         top, left, bottom, right = box
-        return [[self.shown(r, c, ws) for c in range(left, right + 1)] for r in range(top, bottom + 1)]
+        memo: dict = {}
+        return [[self.shown(r, c, ws, memo) for c in range(left, right + 1)] for r in range(top, bottom + 1)]
 
     # --- formulas -------------------------------------------------------------------------------------
-    def evaluate(self, formula: str, ws=None, seen: frozenset = frozenset()) -> float | str:
+    def evaluate(self, formula: str, ws=None) -> float | str:
         """The value of ``=OP(range or list)``, or a Sheets error text (#REF!, #NAME?, #DIV/0!, #VALUE!)."""
-        ws = ws or self.ws()
+        return self._formula(formula, ws or self.ws(), {}, set())
+
+    def _value(self, ws, row: int, col: int, memo: dict, stack: set) -> Any:
+        """A cell's value, a formula's worked out once per rendering (``memo``); a circular one is #REF!."""
+        value = ws.cell(row, col).value
+        if not (isinstance(value, str) and value.startswith("=")):
+            return value
+        key = (ws.title, row, col)
+        if key not in memo:
+            if key in stack:
+                return "#REF!"
+            stack.add(key)
+            memo[key] = self._formula(value, ws, memo, stack)
+            stack.discard(key)
+        return memo[key]
+
+    def _formula(self, formula: str, ws, memo: dict, stack: set) -> float | str:
         match = _FORMULA.match(formula.strip().upper())
         if match is None or "#REF!" in formula:
             return "#REF!" if "#REF!" in formula else "#NAME?"
@@ -163,14 +178,24 @@ class Spreadsheet:
             except SheetError:
                 return "#NAME?"
             for r, c in cells:
-                if (r, c) in seen:
-                    return "#REF!"  # a circular reference
-                raw = ws.cell(r, c).value
-                if isinstance(raw, str) and raw.startswith("="):
-                    raw = self.evaluate(raw, ws, seen | {(r, c)})
+                raw = self._value(ws, r, c, memo, stack)
+                if raw == "#REF!":
+                    return "#REF!"
                 if isinstance(raw, (int, float)) and not isinstance(raw, bool):  # text is skipped, as Sheets does
                     numbers.append(float(raw))
         return _apply(operator, numbers)
+
+    def check_formula(self, formula: str, stored: bool = True) -> None:
+        """Refuse a formula naming more than :data:`MAX_FORMULA_CELLS` cells, or (``stored``) one too many."""
+        match = _FORMULA.match(formula.strip().upper())
+        if match is not None:
+            named = sum(len(self.cells_of(p.strip())) for p in match.group(2).split(",") if p.strip())
+            if named > MAX_FORMULA_CELLS:
+                raise SheetError(f"a formula may name at most {MAX_FORMULA_CELLS} cells, not {named}.")
+        formulas = sum(1 for ws in self.workbook.worksheets for cell in ws._cells.values()
+                       if isinstance(cell.value, str) and cell.value.startswith("="))
+        if stored and formulas >= MAX_FORMULAS:
+            raise SheetError(f"the workbook holds at most {MAX_FORMULAS} formulas.")
 
     @staticmethod
     def cells_of(reference: str) -> list[tuple[int, int]]:
@@ -189,6 +214,7 @@ class Spreadsheet:
         converted = number(value) if isinstance(value, str) and not value.startswith("=") else None
         if isinstance(value, str) and value.startswith("="):
             value = value.strip().upper()
+            self.check_formula(value)
         self.ws().cell(row, col).value = converted if converted is not None else value
 
     def insert(self, dimension: str, index: int, lines: list[list[Any]]) -> None:
@@ -238,9 +264,11 @@ class Spreadsheet:
         if any(m.max_row >= 2 for m in ws.merged_cells.ranges):
             raise SheetError("the rows to sort hold merged cells; Sheets cannot sort them.")
 
+        memo: dict = {}
+
         def key(row: int):
-            text = self.shown(row, col)
-            value = number(self.shown(row, col))
+            text = self.shown(row, col, memo=memo)
+            value = number(text)
             return (2, "") if text == "" else (0, value) if value is not None else (1, text.casefold())
 
         numbers = [r for r in body if key(r)[0] == 0]
