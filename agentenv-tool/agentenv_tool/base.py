@@ -126,8 +126,8 @@ class ToolBackend:
     """The tools of one episode.  Subclasses add their world's tools with :func:`~agentenv_tool.tools.tool`."""
 
     @tool("Get supported actions for current tool.", "the tool names.")
-    def check_valid_actions(self) -> list[str]:
-        return Toolbox.of(type(self)).names
+    def check_valid_actions(self) -> str:
+        return f"You can use following valid actions: {json.dumps(Toolbox.of(type(self)).names)}"  # AgentGym's words
 
     @tool("Return an answer and finish the task.", "the answer.")
     def finish(self, answer: Annotated[Answer, Field(json_schema_extra={"label": "string | number | array"})]) -> Any:
