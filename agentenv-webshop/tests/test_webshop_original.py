@@ -18,7 +18,9 @@ ITEMS = [
         "name": "Earth Glow Bright Citrus Deodorant for Sensitive Skin, 3 Ounce",
         "category": "beauty",
         "query": "Deodorant ",
-        "product_category": "Beauty & Personal Care › Personal Care › Deodorants & Antiperspirants › Deodorant",
+        "product_category": (
+            "Beauty & Personal Care › Personal Care › Deodorants & Antiperspirants › Deodorant"
+        ),
         "pricing": "$10.99",
         "customization_options": {
             "Scent": [
@@ -182,8 +184,8 @@ def test_synthetic_goals_are_indexed_as_agentgyms(sample):
     first = goals[0]
     options = ", and ".join(f"{k}: {v}" for k, v in first.options.items())
     assert (
-        first.instruction_text
-        == f"{ATTRIBUTES[first.asin]['instruction']} with {options}, and price lower than {first.price_upper:.2f} dollars"
+        first.instruction_text == f"{ATTRIBUTES[first.asin]['instruction']} with {options}, "
+        f"and price lower than {first.price_upper:.2f} dollars"
     )
 
 

@@ -28,8 +28,8 @@ def peanut_butter(**changes) -> Product:
 def goal(**changes) -> Goal:
     fields = dict(
         asin="B0PEANUT01",
-        instruction_text="i need some gluten free, non gmo peanut butter with flavor: honey, and size: 1 pound, "
-        "and price lower than 20.00 dollars",
+        instruction_text="i need some gluten free, non gmo peanut butter with flavor: honey, "
+        "and size: 1 pound, and price lower than 20.00 dollars",
         attributes=("gluten free", "non gmo"),
         options={"flavor": "honey", "size": "1 pound"},
         price_upper=20.0,
