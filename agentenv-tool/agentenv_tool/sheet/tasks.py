@@ -176,7 +176,7 @@ KINDS: dict[str, tuple[Callable, str]] = {
 }
 
 
-def _extra(kind: str, rng: random.Random, idx: int, table_kind: str) -> dict[str, Any]:
+def _extra(kind: str, rng: random.Random, idx: int) -> dict[str, Any]:
     """What the goal's sheet needs besides its table: gaps to remove, notes to follow."""
     if kind == "remove_gaps":
         return {"blank_row": rng.randint(3, 8), "blank_col": rng.randint(3, 6)}
@@ -197,7 +197,7 @@ def sheet_task(idx: int) -> Task:
         writer, table_kind = KINDS[kind]
         if table_kind == "any":
             table_kind = rng.choice(("products", "scores"))
-        extra = _extra(kind, rng, idx, table_kind)
+        extra = _extra(kind, rng, idx)
         goal = Goal(rng, idx, table_kind, extra)
         written = writer(goal)
         if written is not None:
