@@ -1,0 +1,196 @@
+"""ALFWorld in process: observations as AgentGym serves them, both command dialects, the expert, the engine's
+library pool, and ALFWorld's own loader and expert on the generated games."""
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+from agentenv_alfworld import AlfWorldEnv, GeneratedGames, tasks
+from agentenv_alfworld.commands import in_dialect
+from agentenv_alfworld.engine import LIBRARIES
+from agentenv_alfworld.env import agentgym_observation, first_observation
+
+PLACE = 2426  # a test_seen pick_and_place_simple task
+
+
+def _index_of(task_type: str, split: str = "test_seen") -> int:
+    return next(i for i in tasks.SPLITS[split] if tasks.task_type_of(i) == task_type)
+
+
+def test_observations_are_agentgyms(env):
+    first = env.reset(PLACE)
+    assert not first.startswith("-= Welcome")  # the banner is dropped
+    room, task = first.split("\n")
+    assert room.startswith("You are in the middle of a room. Looking quickly around you, you see a ")
+    assert task == f"Your task is to: {tasks.task(PLACE).description}."
+    assert env.task_type() == "pick_and_place_simple"
+    assert agentgym_observation("You arrive at loc 12. On the desk 1, you see a pen 2.") == "On the desk 1, you see a pen 2."
+    assert first_observation("-= Welcome to TextWorld, ALFRED! =-\n\nA room.\n\nYour task is to: x.") == "A room.\nYour task is to: x."
+
+
+def test_an_impossible_command_changes_nothing(env):
+    env.reset(PLACE)
+    before = env.available_actions()
+    for command in ("take unicorn 1 from moon 1", "dance", "", "go to"):
+        result = env.step(command)
+        assert result.observation == "Nothing happens." and result.reward == 0 and not result.done
+    assert env.available_actions() == before and env.steps == 4
+
+
+def _play_plan_with_last_command(env: AlfWorldEnv, rewrite) -> float:
+    plan = env.engine.plan()
+    for command in plan[:-1]:
+        env.step(command)
+    result = env.step(rewrite(plan[-1]))
+    assert result.terminated
+    return result.reward
+
+
+def test_both_dialects_put_things_down_in_a_generated_game(env):
+    """Generated games speak alfworld 0.4 (``move X to Y``); 0.3's ``put X in/on Y`` works too."""
+    env.reset(PLACE)
+    assert env.engine.dialect == "move"
+    plan = env.engine.plan()
+    assert plan[-1].startswith("move ") and " to " in plan[-1]
+    assert _play_plan_with_last_command(env, lambda c: in_dialect(c, "put").upper()) == 1.0
+    env.reset(PLACE)
+    assert _play_plan_with_last_command(env, lambda c: c.replace(" to ", " on ").replace("move", "put")) == 1.0
+
+
+def test_both_dialects_put_things_down_in_a_03_game(tmp_path, as_alfworld_03):
+    """A game whose grammar is alfworld 0.3's (the original data's) lists ``put X in/on Y`` and takes
+    ``move X to Y`` as well; its "You arrive at loc N." is stripped."""
+    games = GeneratedGames(tmp_path)
+    game_file = games.game_file(PLACE)
+    game = json.loads(game_file.read_text())
+    game["grammar"] = as_alfworld_03(game["grammar"])
+    game_file.write_text(json.dumps(game))
+    env = AlfWorldEnv(games)
+    try:
+        env.reset(PLACE)
+        assert env.engine.dialect == "put"
+        plan = env.engine.plan()
+        assert plan[-1].startswith("put ") and " in/on " in plan[-1]
+        arrival = env.step(plan[0])
+        assert arrival.observation.startswith(("On the", "The "))  # not "You arrive at loc N."
+        env.reset(PLACE)
+        assert _play_plan_with_last_command(env, lambda c: in_dialect(c, "move")) == 1.0
+    finally:
+        env.close()
+
+
+def test_the_expert_is_reproducible_and_explains_itself(env):
+    index = _index_of("pick_cool_then_place_in_recep")
+    runs = []
+    for _ in range(2):
+        env.reset(index)
+        moves = []
+        while not env.done:
+            move = env.expert_action()
+            assert move.thought and move.thought != move.action
+            moves.append(move.action)
+            env.step(move.action)
+        assert env.score == 1.0
+        runs.append(moves)
+    assert runs[0] == runs[1]
+    assert any(m.startswith("cool ") for m in runs[0])
+
+
+def test_the_planner_takes_over_when_the_handcoded_expert_gives_up(env):
+    index = _index_of("pick_cool_then_place_in_recep", "test_unseen")
+    env.reset(index)
+    env.expert.gave_up, env.expert.proposal = True, None
+    for _ in range(AlfWorldEnv.max_steps):
+        move = env.expert_action()
+        assert move.action in env.available_actions()
+        if env.step(move.action).done:
+            break
+    assert env.score == 1.0
+
+
+def test_games_step_from_several_threads_at_once(env):
+    """TextWorld's parsers are module-level state: sessions stepping in parallel threads (as a server runs
+    them) must each get their own game's answers."""
+    games = [PLACE, _index_of("pick_clean_then_place_in_recep"), _index_of("look_at_obj_in_light")]
+    envs = [env, AlfWorldEnv(), AlfWorldEnv()]
+    try:
+        firsts = [e.reset(i) for e, i in zip(envs, games, strict=True)]
+        expected = []
+        for e in envs:
+            expected.append([e.step(c).observation for c in e.available_actions()[:4]])
+            e.reset(e.data_idx)
+
+        def play(e: AlfWorldEnv) -> list[str]:
+            return [e.step(c).observation for c in e.available_actions()[:4]]
+
+        with ThreadPoolExecutor(len(envs)) as pool:
+            played = list(pool.map(play, envs))
+        assert played == expected and len(set(firsts)) == len(firsts)
+    finally:
+        for e in envs[1:]:
+            e.close()
+
+
+def test_a_closed_engine_goes_back_to_the_pool():
+    env = AlfWorldEnv()
+    env.reset(PLACE)
+    free = len(LIBRARIES)
+    env.close()
+    env.close()  # twice is a no-op
+    assert len(LIBRARIES) == free + 1
+    again = AlfWorldEnv()  # reuses the returned copy of Fast Downward's library
+    try:
+        assert len(LIBRARIES) == free
+        assert again.reset(PLACE).startswith("You are in the middle of a room.")
+    finally:
+        again.close()
+
+
+def test_alfworlds_own_loader_finds_the_games_and_its_expert_solves_them(tmp_path):
+    """The stock ``AlfredTWEnv`` collects the generated games (one of each type), and its ``is_solvable``
+    (ALFWorld's handcoded expert in ALFWorld's own wrappers, unadapted) solves a heating and a lamp task."""
+    import textworld
+    from alfworld.agents.environment.alfred_tw_env import (
+        AlfredDemangler,
+        AlfredExpert,
+        AlfredExpertType,
+        AlfredInfos,
+        AlfredTWEnv,
+    )
+
+    games = GeneratedGames(tmp_path)
+    indices = [_index_of(t) for t in tasks.TASK_TYPES]
+    games.generate(indices)
+    config = {
+        "env": {"goal_desc_human_anns_prob": 0, "task_types": [1, 2, 3, 4, 5, 6]},
+        "dataset": {"eval_id_data_path": str(games.data / "valid_seen"), "num_eval_games": -1},
+    }
+    found = AlfredTWEnv(config, train_eval="eval_in_distribution").game_files
+    assert sorted(found) == sorted(str(games.game_file(i)) for i in indices)
+    infos = textworld.EnvInfos(won=True, admissible_commands=True, facts=True, extras=["gamefile", "expert_plan"])
+    loader = AlfredTWEnv.__new__(AlfredTWEnv)  # is_solvable needs no configuration
+    for index in (indices[1], indices[3]):
+        env = textworld.start(
+            str(games.game_file(index)),
+            infos,
+            wrappers=[AlfredDemangler(), AlfredInfos, AlfredExpert(expert_type=AlfredExpertType.HANDCODED)],
+        )
+        trajectory = loader.is_solvable(env, str(games.game_file(index)), random_perturb=False)
+        assert trajectory, tasks.task_type_of(index)
+
+
+def test_remembered_translations_and_parses_are_the_engines_own(env):
+    """The engine's two memoised functions give what the originals give (and a parse is a fresh copy)."""
+    import fast_downward
+    from agentenv_alfworld import pddl
+    from textworld.envs.pddl import textgen
+
+    env.reset(PLACE)  # installs the memos
+    problem = pddl.problem(tasks.task(PLACE))
+    for optimize in (False, True):
+        _, remembered = fast_downward.pddl2sas(pddl.domain(), problem, optimize=optimize)
+        _, fresh = fast_downward.pddl2sas.uncached(pddl.domain(), problem, optimize=optimize)
+        assert remembered == fresh
+    template = "go to [{r.name | receptacleatlocation(r:receptacle, lend:location)}]"
+    first, second = textgen._parse_and_convert(template), textgen._parse_and_convert(template)
+    assert repr(first) == repr(second) == repr(textgen._parse_and_convert.uncached(template, rule_name="symbols"))
+    assert first[0] is not second[0]
