@@ -115,26 +115,24 @@ class WebShopEnv(EpisodicEnv):
     def act(self, action: str) -> StepResult:
         site = self.site
         assert site is not None
-        why = self._refusal(action)
-        if why is not None:
-            return StepResult(f"Invalid action: {why}. The page is unchanged.\n{self._render()}")
-        verb, argument = ACTION.match(action).groups()  # type: ignore[union-attr]
-        argument = " ".join(argument.lower().split())
-        if verb.lower() == "search":
+        parsed = self._read(action)
+        if isinstance(parsed, str):
+            return StepResult(f"Invalid action: {parsed}. The page is unchanged.\n{self._render()}")
+        verb, argument = parsed
+        if verb == "search":
             site.search(argument)
             return StepResult(self._render())
         purchase = site.click(argument)
-        if purchase is None:
+        if purchase is None or site.product is None:
             return StepResult(self._render())
-        info = purchase.info(site.goal) | {
-            "asin": site.product.asin,
-            "options": dict(site.options),
-            "goal_asin": site.goal.asin,
-        }  # type: ignore[union-attr]
-        return StepResult(self._render(), reward=purchase.total, terminated=True, info=info)
+        bought = {"asin": site.product.asin, "options": dict(site.options), "goal_asin": site.goal.asin}
+        return StepResult(
+            self._render(), reward=purchase.total, terminated=True, info=purchase.info(site.goal) | bought
+        )
 
-    def _refusal(self, action: str) -> str | None:
-        """Why ``action`` is not one the current page takes (``None``: it is)."""
+    def _read(self, action: str) -> tuple[str, str] | str:
+        """``(verb, argument)`` of an action the current page takes, else why it does not take it.  The
+        argument is lower-cased with its spaces collapsed, as WebShop matches clickables."""
         match = ACTION.match(action)
         if match is None:
             shown = " ".join(action.split())[:60]
@@ -145,7 +143,7 @@ class WebShopEnv(EpisodicEnv):
                 return "search[...] needs keywords"
             if len(argument) > MAX_KEYWORDS_CHARS:
                 return f"search keywords are at most {MAX_KEYWORDS_CHARS} characters"
-            return None
+            return verb, argument
         assert self.site is not None
         clickables = self.site.page.clickables()
         if argument == "search" and "search" in clickables:
@@ -153,7 +151,7 @@ class WebShopEnv(EpisodicEnv):
         if argument not in clickables:
             listed = ", ".join(c for c in clickables if c != "search")
             return f'"{argument[:60]}" is not clickable on this page (clickables: {listed})'
-        return None
+        return verb, argument
 
     def _render(self) -> str:
         assert self.site is not None

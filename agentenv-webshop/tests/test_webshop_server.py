@@ -114,3 +114,16 @@ def test_a_task_outside_the_shops_goals_is_refused(base_url):
             assert refused.status_code == 422 and "outside every webshop split" in refused.json()["error"]
         finally:
             http.post("/close", json={"env_idx": env_idx})
+
+
+def test_task_types_are_told_without_playing(base_url):
+    """``POST /task_types`` (what ``agentenv eval --sample`` stratifies by): each goal's category."""
+    with httpx.Client(base_url=base_url, timeout=30) as http:
+        told = http.post("/task_types", json={"data_idx": [0, 1, 2, 499]}).json()["task_types"]
+        env_idx = http.post("/create").json()
+        try:
+            for idx, category in zip((0, 1, 2, 499), told, strict=True):
+                reset = http.post("/reset", json={"env_idx": env_idx, "data_idx": idx}).json()
+                assert reset["task_type"] == category
+        finally:
+            http.post("/close", json={"env_idx": env_idx})
