@@ -68,7 +68,8 @@ def test_a_wrong_query_scores_0_and_a_reordered_right_one_scores_1(session, task
     checked = 0
     for idx in TEST:
         task = tasks.task(idx)
-        rows = session.env.database.run(task.sql).rows if session.reset(idx) else []
+        session.reset(idx)
+        rows = session.env.database.run(task.sql).rows
         if len(set(rows)) < 3 or " LIMIT " in task.sql:
             continue
         wrong = session.step(sql_block(task.near_miss))
@@ -172,8 +173,13 @@ def test_with_rounds_an_agent_sees_its_result_and_revises(tasks):
         assert last.done and last.terminated and last.reward == 0 and last.info["ground_truth"] == task.sql
 
 
-def test_the_wire_state_is_the_observation(session):
+def test_the_wire_state_is_the_observation_and_detail_names_the_task(session, tasks):
     session.reset(TEST[3])
     answer = session.step(session.expert().action)
     assert answer.model_extra["state"] == answer.observation
-    assert session.detail()["db_id"] in answer.model_extra["state"] or answer.done
+    detail, task = session.detail(), tasks.task(TEST[3])
+    assert (detail["db_id"], detail["question"], detail["difficulty"]) == (
+        task.db_id,
+        task.question,
+        task.difficulty,
+    )
