@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, TypeVar, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -128,7 +128,8 @@ def _arguments_model(name: str, method: Callable[..., Any]) -> type[BaseModel]:
     hints = get_type_hints(method, include_extras=True)
     fields: dict[str, Any] = {}
     for param in list(inspect.signature(method).parameters.values())[1:]:  # past self
-        default = ... if param.default is inspect.Parameter.empty else param.default
+        # Field() rather than ...: pydantic before 2.7 took ... beside an Annotated Field for a default
+        default = Field() if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (hints[param.name], default)
     return create_model(f"{name}_arguments", __base__=_Arguments, **fields)
 
