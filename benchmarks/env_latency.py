@@ -17,6 +17,7 @@ many sessions at once on one server.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import threading
 import time
@@ -60,17 +61,21 @@ def play(session, idx: int, rounds: int, resets: list[float], steps: list[float]
 
 
 def in_process(env_cls, tasks: list[int]) -> dict[str, object]:
-    t = time.perf_counter()
-    session = LocalSession(env_cls)
-    made = time.perf_counter() - t
-    resets: list[float] = []
-    steps: list[float] = []
-    rounds = env_cls.expert_max_rounds or env_cls.max_rounds
-    try:
+    with contextlib.ExitStack() as stack:
+        t = time.perf_counter()
+        stack.enter_context(env_cls.shared())  # what every session shares (an index, bundled sites), once
+        shared = time.perf_counter() - t
+        t = time.perf_counter()
+        session = stack.enter_context(LocalSession(env_cls))
+        made = time.perf_counter() - t
+        resets: list[float] = []
+        steps: list[float] = []
+        rounds = env_cls.expert_max_rounds or env_cls.max_rounds
         solved = sum(play(session, idx, rounds, resets, steps) for idx in tasks)
-    finally:
-        session.close()
-    return {"make_ms": 1000 * made, "reset": summary(resets), "step": summary(steps), "expert_success": solved / len(tasks)}
+    return {
+        "shared_setup_ms": 1000 * shared, "make_ms": 1000 * made, "reset": summary(resets), "step": summary(steps),
+        "expert_success": solved / len(tasks),
+    }
 
 
 def tree_rss(pid: int) -> int:
@@ -168,6 +173,7 @@ def main() -> None:
     table = Table(title=f"{args.env}: {len(tasks)} test tasks played by the expert")
     table.add_column("measure")
     table.add_column("figure")
+    table.add_row("set up what sessions share (once per process)", f"{local['shared_setup_ms']:.1f} ms")
     table.add_row("make an env (in process)", f"{local['make_ms']:.1f} ms")
     for where, figures in (("in process", local), ("HTTP, 1 client", http)):
         for what in ("reset", "step"):

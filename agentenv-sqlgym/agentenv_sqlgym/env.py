@@ -80,7 +80,8 @@ class SqlGymEnv(EpisodicEnv):
     wire: ClassVar[Wire] = Wire(
         family="env_idx",
         reset_field="item_id",
-        shapes={"reset": ("observation",), "step": ("state", "reward", "done", "info")},
+        reset_answer="pair",  # AgentGym's [observation, null]
+        shapes={"step": ("state", "reward", "done", "info")},
     )
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

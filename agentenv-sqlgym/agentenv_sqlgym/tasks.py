@@ -4,13 +4,14 @@ A server serves one task set.  Without ``AGENTENV_SQLGYM_BIRD_PATH`` it is the g
 
 | split | indices |
 |---|---|
-| train | 0 .. 1919 |
-| dev | 1920 .. 2175 |
-| test | 2176 .. 2559 |
+| train | 20000 .. 21919 |
+| dev | 21920 .. 22175 |
+| test | 22176 .. 22559 |
 
 With it, the indices are AgentGym's: BIRD train is 0 .. 9427 and BIRD dev 9428 .. 10961 (splits
 ``train`` and ``dev``, as far as the folder has them), as the design of record puts it: BIRD's item ids
-when the real dataset is present.  ``/info`` names the task set a server serves (``task_set``).
+when the real dataset is present.  The two ranges never overlap, so ``sqlgym_N`` names one task whichever
+set a server serves.  ``/info`` names the task set a server serves (``task_set``).
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ from .generate.build import SPLIT_SIZES, database_file
 from .generate.cache import task_set
 from .generate.domains import DOMAINS
 
+#: the first index of the generated set (past BIRD's 10,962 item ids, which the real data keeps)
+GENERATED_START = 20_000
+
 
 def generated_splits() -> dict[str, range]:
     """The generated set's fixed splits (every domain contributes its share to each)."""
-    splits, start = {}, 0
+    splits, start = {}, GENERATED_START
     for split, size in SPLIT_SIZES.items():
         splits[split] = range(start, start + size * len(DOMAINS))
         start += size * len(DOMAINS)
@@ -74,9 +78,9 @@ class Catalog:
     def task(self, index: int) -> Task:
         if self.bird is not None:
             return self._bird_task(index)
-        if not 0 <= index < len(self.generated):
+        if not 0 <= index - GENERATED_START < len(self.generated):
             raise IndexError(f"no generated SQLGym task {index}")
-        record = self.generated[index]
+        record = self.generated[index - GENERATED_START]
         return Task(
             index=index,
             db_id=record["db"],

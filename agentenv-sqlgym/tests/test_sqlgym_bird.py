@@ -103,7 +103,7 @@ def SampleBird(sample):  # noqa: N802 - a class
 def test_the_sample_gets_agentgym_item_ids(SampleBird):  # noqa: N803
     assert SampleBird.splits == {"train": range(0, 3), "dev": range(9428, 9430)}
     assert SampleBird.metadata()["task_set"] == "bird"
-    assert SqlGymEnv.splits["train"] == range(0, 1920)  # the generated set is another server's
+    assert SqlGymEnv.splits["train"] == range(20000, 21920)  # the generated set: its own ids, past BIRD's
 
 
 def test_the_sample_plays_like_agentgym(SampleBird, sample):  # noqa: N803
@@ -135,9 +135,9 @@ def test_the_sample_plays_like_agentgym(SampleBird, sample):  # noqa: N803
 def test_the_sample_is_served_under_agentgym_ids(SampleBird):  # noqa: N803
     with running_server(SampleBird) as url, httpx.Client(base_url=url, timeout=60) as http:
         env_idx = http.post("/create").json()
-        reset = http.post("/reset", json={"env_idx": env_idx, "item_id": 9429}).json()
-        assert reset["observation"].startswith("zoo contains tables such as keepers, animals.")
-        assert reset["observation"].endswith(DEV[1]["question"])
+        observation, _ = http.post("/reset", json={"env_idx": env_idx, "item_id": 9429}).json()
+        assert observation.startswith("zoo contains tables such as keepers, animals.")
+        assert observation.endswith(DEV[1]["question"])
         step = http.post("/step", json={"env_idx": env_idx, "action": DEV[1]["SQL"]}).json()
         assert step["reward"] == 1.0 and step["state"].startswith("The query returned 2 rows")
         assert http.post("/reset", json={"env_idx": env_idx, "item_id": 3}).status_code == 422

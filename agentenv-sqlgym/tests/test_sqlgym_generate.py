@@ -21,7 +21,7 @@ from agentenv_sqlgym.generate.build import (
 from agentenv_sqlgym.generate.cache import key
 from agentenv_sqlgym.generate.domains import DOMAINS
 from agentenv_sqlgym.generate.spec import DIFFICULTIES, KINDS
-from agentenv_sqlgym.tasks import catalog
+from agentenv_sqlgym.tasks import GENERATED_START, catalog
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +33,9 @@ def built():
 def test_the_set_has_2560_questions_in_fixed_disjoint_splits(built):
     _, records = built
     assert len(records) == 2560 >= 2000
-    assert SqlGymEnv.splits == {"train": range(0, 1920), "dev": range(1920, 2176), "test": range(2176, 2560)}
-    for split, indices in SqlGymEnv.splits.items():
+    assert SqlGymEnv.splits == {"train": range(20000, 21920), "dev": range(21920, 22176), "test": range(22176, 22560)}
+    for split, ids in SqlGymEnv.splits.items():
+        indices = [i - GENERATED_START for i in ids]  # the set's records, by their place in it
         assert {records[i]["split"] for i in indices} == {split}
         assert {r["difficulty"] for r in (records[i] for i in indices)} == set(DIFFICULTIES)
         assert {r["kind"] for r in (records[i] for i in indices)} == set(KINDS)

@@ -24,8 +24,9 @@ def test_agentgym_wire_create_reset_step_observation_close(base_url):
         env_idx = http.post("/create").json()
         assert isinstance(env_idx, int) and not isinstance(env_idx, bool)
         reset = http.post("/reset", json={"env_idx": env_idx, "item_id": TEST[0]}).json()
-        assert reset["observation"].split("\n\n")[0].endswith(".") and reset["data_idx"] == TEST[0]
-        assert http.get("/observation", params={"env_idx": env_idx}).json() == reset["observation"]
+        observation, nothing = reset  # AgentGym's [observation, null]
+        assert observation.split("\n\n")[0].endswith(".") and nothing is None
+        assert http.get("/observation", params={"env_idx": env_idx}).json() == observation
         gold = http.get("/expert", params={"env_idx": env_idx}).json()["action"]
         # AgentGym's client strips the fence before sending: the bare SQL works as well
         bare = gold.removeprefix("```sql\n").removesuffix("\n```")
@@ -61,7 +62,7 @@ def test_bad_requests_get_clear_errors_and_the_session_lives_on(base_url):
 def test_info_names_the_task_set(base_url):
     info = httpx.get(f"{base_url}/info", timeout=60).json()
     assert info["env"] == "sqlgym" and info["task_set"] == "generated" and info["max_rounds"] == 1
-    assert info["splits"] == {"train": [0, 1920], "dev": [1920, 2176], "test": [2176, 2560]}
+    assert info["splits"] == {"train": [20000, 21920], "dev": [21920, 22176], "test": [22176, 22560]}
 
 
 def play(base_url: str, idx: int) -> tuple[int, float, str]:
@@ -69,7 +70,7 @@ def play(base_url: str, idx: int) -> tuple[int, float, str]:
     with httpx.Client(base_url=base_url, timeout=120) as http:
         env_idx = http.post("/create").json()
         try:
-            question = http.post("/reset", json={"env_idx": env_idx, "item_id": idx}).json()["observation"]
+            question = http.post("/reset", json={"env_idx": env_idx, "item_id": idx}).json()[0]
             gold = http.get("/expert", params={"env_idx": env_idx}).json()["action"]
             reward = http.post("/step", json={"env_idx": env_idx, "action": gold}).json()["reward"]
             return env_idx, reward, question.split("\n\n")[1]

@@ -32,7 +32,8 @@ from .tools import InvalidCall, Toolbox, ToolError, tool
 TOOL_PORT = 36007
 
 #: AgentGym's wire for the tool envs: ``/create {id}`` -> int, ``/reset {env_idx, id}`` -> the observation
-TOOL_WIRE = Wire(family="env_idx", reset_field="id", reset_answer="observation",
+#: AgentGym's tool servers: create -> int, reset {env_idx, id} -> the observation, a step's reward the progress
+TOOL_WIRE = Wire(family="env_idx", reset_field="id", reset_answer="observation", step_reward="score",
                  shapes={"step": ("observation", "reward", "done")})
 
 Scalar = Union[StrictStr, StrictInt, StrictFloat, StrictBool]  # noqa: UP007 - pydantic reads the Union

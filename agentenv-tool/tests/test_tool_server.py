@@ -57,3 +57,26 @@ def test_a_bad_action_over_http_is_an_observation_and_keeps_the_session(base_url
             assert answer.reward == 0 and not answer.done and answer.observation.startswith("Observation: ")
         assert "does not exist" in answer.observation
         assert '"name"' in session.step("Action: get_projects with Action Input: {}").observation
+
+
+def test_agentgym_form_gets_the_running_progress_as_reward_and_the_uniform_form_the_increment():
+    def rewards(http: httpx.Client, key: str, sid: int) -> list[float]:
+        seen, done = [], False
+        while not done:
+            move = http.get("/expert", params={key: sid}).json()
+            answer = http.post("/step", json={key: sid, "action": move["action"]}).json()
+            seen.append(answer["reward"])
+            done = answer["done"]
+        assert answer["score"] == 1.0
+        return seen
+
+    with running_server(WeatherEnv) as url, httpx.Client(base_url=url, timeout=60) as http:
+        task = next(i for i in WeatherEnv.splits["test"] if len(WeatherEnv.task_of(i).record.subgoals) > 2)
+        sid = http.post("/create", json={"id": task}).json()
+        http.post("/reset", json={"env_idx": sid, "id": task})
+        running = rewards(http, "env_idx", sid)  # AgentGym's form: the progress so far
+        uniform = http.post("/create", json={}).json()
+        http.post("/reset", json={"id": uniform, "data_idx": task})
+        increments = rewards(http, "id", uniform)
+    assert running == sorted(running) and running[-1] == 1.0
+    assert sum(increments) == pytest.approx(1.0) and running != increments

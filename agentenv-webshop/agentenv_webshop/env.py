@@ -69,6 +69,7 @@ class WebShopEnv(EpisodicEnv):
     wire: ClassVar[Wire] = Wire(
         family="env_idx",
         reset_field="session_id",
+        reset_answer="pair",
         queries={"instruction_text": "instruction_text", "state": "state"},
         shapes={"step": ("state", "reward", "done", "info"), "reset": ("observation",)},
     )

@@ -22,9 +22,9 @@ def test_an_agentgym_client_plays_a_whole_episode(base_url):
         env_idx = http.post("/create").json()
         assert isinstance(env_idx, int) and not isinstance(env_idx, bool)
         reset = http.post("/reset", json={"env_idx": env_idx, "session_id": 2}).json()
-        # AgentGym's client overwrites reset's answer[0] with GET /observation: an object takes that too
+        # AgentGym's answer: [observation, None] (its client then overwrites item 0 with GET /observation)
         observation = http.get("/observation", params={"env_idx": env_idx}).json()
-        assert reset["observation"] == observation and observation.startswith(
+        assert reset == [observation, None] and observation.startswith(
             "WebShop [SEP] Instruction: [SEP] "
         )
         instruction = http.get("/instruction_text", params={"env_idx": env_idx}).json()
@@ -83,7 +83,7 @@ def test_html_sessions_are_asked_for_at_create(base_url):
     with httpx.Client(base_url=base_url, timeout=30) as http:
         env_idx = http.post("/create", json={"observation_mode": "html"}).json()
         try:
-            first = http.post("/reset", json={"env_idx": env_idx, "session_id": 0}).json()["observation"]
+            first = http.post("/reset", json={"env_idx": env_idx, "session_id": 0}).json()[0]
             assert first.startswith("<!DOCTYPE html>") and 'id="search_input"' in first
             step = http.post("/step", json={"env_idx": env_idx, "action": "search[office chair]"}).json()
             assert 'class="product-link"' in step["state"]

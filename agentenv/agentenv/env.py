@@ -74,8 +74,12 @@ class Wire:
     queries_before_reset: frozenset[str] = frozenset()
     #: ``/create``'s answer: "object" (``{"id", "env_idx", ...}``) or "int" (the bare id); default by family
     create_answer: Literal["object", "int"] | None = None
-    #: ``/reset``'s answer: "object" (the uniform fields and the extras) or "observation" (a bare string)
-    reset_answer: Literal["object", "observation"] = "object"
+    #: ``/reset``'s answer in AgentGym's form: "object" (the uniform fields and the extras), "observation"
+    #: (a bare string: the tool envs) or "pair" (``[observation, null]``: WebShop)
+    reset_answer: Literal["object", "observation", "pair"] = "object"
+    #: a step's ``reward`` in AgentGym's own form: "step" (this step's reward) or "score" (the episode's score
+    #: so far, as AgentGym's tool servers sent it and its client reads it)
+    step_reward: Literal["step", "score"] = "step"
     #: the fields AgentGym's answers carry, per route ("create", "reset", "step"), which the conformance
     #: suite checks
     shapes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)

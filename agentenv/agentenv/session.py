@@ -84,8 +84,8 @@ class LocalSession:
         return CreateResponse(**answer, **self._call(self.env.wire_extras, "create"))
 
     def reset(self, data_idx: Any) -> ResetResponse:
+        self._check_open()  # a closed session is a 404 whatever the body says, as a server answers
         index = task_index(self.env_cls, data_idx)
-        self._check_open()
         observation = self._call(self.env.reset, index)
         self.data_idx, self.running, self.started, self.score = index, True, True, 0.0
         return ResetResponse(
