@@ -6,7 +6,7 @@ through one browser.  Chromium is Debian's (``/usr/bin/chromium``, or ``WEBARENA
 Playwright through ``executable_path``; Playwright's own browser download is never used.
 
 A :class:`BrowserSession` is one session's context: its tabs, the origins it may reach (every other
-request is aborted), the header that names its namespace on the bundled sites, and the actions of
+request is refused), the header that names its namespace on the bundled sites, and the actions of
 WebArena's grammar carried out with the mouse and keyboard on the elements of the last observation.
 """
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import shutil
 import threading
@@ -25,7 +24,6 @@ from urllib.parse import urlsplit
 from .accessibility import Box, Tree, render
 from .actions import Action
 
-log = logging.getLogger("agentenv.webarena")
 T = TypeVar("T")
 
 #: where Debian's chromium package puts its launcher
@@ -317,7 +315,9 @@ class BrowserSession:
         if page in self.pages:
             self.pages.remove(page)
         self.cdp.pop(page, None)
-        self._navigation_over(page)
+        self._navigation_over(page)  # wakes whoever waits on its navigation
+        self.ended.pop(page, None)
+        self.main_frames.pop(page, None)
         if self.current is page:
             self.current = self.pages[-1] if self.pages else None
 

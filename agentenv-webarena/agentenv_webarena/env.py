@@ -111,9 +111,9 @@ class WebArenaEnv(EpisodicEnv):
             "step": ("observation", "reward", "terminated", "truncated", "info"),
         },
     )
-    #: each live session holds a browser context of the shared Chromium (two renderer processes, about
-    #: 70 MiB of proportional memory measured on the bundled sites; a Chromium of its own would cost 165 MiB:
-    #: docs/benchmarks/webarena.md), so 64 sessions take about 4.5 GiB
+    #: each live session holds a browser context of the shared Chromium (two renderer processes, 67 MiB of
+    #: proportional memory measured on the bundled sites; a Chromium of its own would cost 158 MiB:
+    #: docs/benchmarks/webarena.md), so 64 sessions take about 4.3 GiB
     max_sessions: ClassVar[int] = 64
     viewport_only: ClassVar[bool] = os.environ.get(VIEWPORT_ENV_VAR, "") == "1"
 

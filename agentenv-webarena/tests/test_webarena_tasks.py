@@ -64,7 +64,7 @@ def test_the_expert_solves_a_task_of_every_site_and_kind(runtime):
     with ThreadPoolExecutor(3) as pool:  # three sessions at once: the browser serves them together
         results = dict(zip(indices, pool.map(lambda i: play_expert(WebArenaEnv, i), indices), strict=True))
     failed = {i: r for i, r in results.items() if r[0] != 1.0}
-    assert len(indices) == 14 and not failed, failed
+    assert len(indices) == 13 and not failed, failed
 
 
 def test_the_expert_scrolls_when_only_the_viewport_is_shown(runtime):
@@ -176,3 +176,15 @@ def test_a_site_url_given_by_the_user_makes_its_tasks_playable(webarena_checkout
     env_cls = WebArenaEnv.with_configs(webarena_checkout / "config_files", {"gitlab": "http://127.0.0.1:1"})
     assert same_range(env_cls.splits["webarena"], TaskRange(1000, 1006, [1004]))
     assert env_cls.serves(1003) and not env_cls.serves(1004) and not WebArenaEnv.serves(1000)
+
+
+def test_webarena_configs_named_in_the_environment(webarena_checkout, monkeypatch, caplog):
+    from agentenv_webarena.env import _default_table
+
+    monkeypatch.setenv("WEBARENA_CONFIGS", str(webarena_checkout / "config_files"))
+    monkeypatch.setenv("GITLAB", "127.0.0.1:8023")
+    table = _default_table()
+    assert sorted(table.real) == [0, 1, 2, 3, 5] and table.urls == {"gitlab": "http://127.0.0.1:8023"}
+    monkeypatch.setenv("WEBARENA_CONFIGS", str(webarena_checkout / "missing"))
+    assert _default_table().real == {}  # a wrong path leaves the bundled tasks, with a warning
+    assert "is not used" in caplog.text
