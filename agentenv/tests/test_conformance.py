@@ -6,6 +6,7 @@ import pytest
 
 from agentenv.registry import env_class, installed_envs
 from agentenv.testing import check_env, check_openapi, check_server, running_server
+from agentenv.testing.conformance import check_openenv
 
 ENVS = installed_envs()
 
@@ -21,6 +22,13 @@ def test_server_conforms_over_http(env):
     with running_server(env_class(env)) as url:
         passed = check_server(url, env, expert_tasks=2)
     assert "AgentGym wire shapes" in passed and "close frees sessions and child processes" in passed
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_server_speaks_openenv(env):
+    with running_server(env_class(env)) as url:
+        passed = check_openenv(url, env)
+    assert "a closed OpenEnv socket frees its session" in passed
 
 
 @pytest.mark.parametrize("env", ENVS)

@@ -44,6 +44,7 @@ from agentenv.session import task_index
 from .auth import bearer_auth, resolve_token
 from .errors import install_error_handlers
 from .limits import BodySizeLimit
+from .openenv import openenv_router
 from .sessions import SessionPool, Slot
 
 log = logging.getLogger("agentenv.server")
@@ -147,6 +148,8 @@ def create_app(
         for prefix in prefixes:
             app.add_api_route(f"{prefix}/health", _health(pool.env_cls.name), methods=["GET"], response_model=HealthResponse)
             app.include_router(router, prefix=prefix, dependencies=dependencies, responses=ERROR_ANSWERS)
+            # OpenEnv's protocol beside it (its WebSocket checks the token itself: see server/openenv.py)
+            app.include_router(openenv_router(pool, auth), prefix=f"{prefix}/openenv", responses=ERROR_ANSWERS)
     return app
 
 

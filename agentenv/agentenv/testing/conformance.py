@@ -14,6 +14,9 @@ rule broken, and returns the names of the checks that passed.  The checks:
 - closing every session frees what they held: threads and child processes (in process), live sessions
   and child processes (server on this machine).
 
+``check_openenv(url, env)`` checks OpenEnv's protocol on the same server (``/<env>/openenv``): its HTTP routes,
+and whole episodes over its WebSocket under the kit's rules, with the kit's session behind it.
+
 ``check_openapi(url)`` fuzzes a server from its own OpenAPI schema (schemathesis): no 5xx, and no status,
 content type or body the schema does not document.
 """
@@ -303,6 +306,102 @@ def _local_process(pid: int | None) -> Any:
         return psutil.Process(pid)
     except psutil.Error:  # another machine's pid (or gone)
         return None
+
+
+# --- OpenEnv's protocol ---------------------------------------------------------------------------------
+
+
+def check_openenv(url: str, env: str, *, expert_tasks: int = 1, split: str | None = None, token: str | None = None) -> list[str]:
+    """Check OpenEnv's protocol on the server at ``url`` that serves ``env`` (``/<env>/openenv``): ``/health``,
+    ``/metadata``, ``/schema`` and the stateless HTTP reset / step; over the WebSocket, the same first
+    observation as the uniform form's, bad actions answered and refused as the kit does (error frames with
+    the kit's status, the session carrying on), the expert (asked through the uniform ``/expert`` of the
+    session ``state`` names) solving test tasks with reward and ``done``, and a closed socket freeing its
+    session.  Returns the checks passed."""
+    import httpx
+    from websockets.sync.client import connect
+
+    from agentenv.client import EnvClient
+    from agentenv.registry import env_class
+
+    env_cls = env_class(env)
+    split = split or _test_split(env_cls)
+    tasks = sample_tasks(env_cls, split, max(expert_tasks, 1))
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    ws_url = f"{url.rstrip('/').replace('http', 'ws', 1)}/{env}/openenv/ws"
+    passed: list[str] = []
+    with httpx.Client(base_url=f"{url.rstrip('/')}/{env}", timeout=120, headers=headers) as http, \
+            EnvClient(env, url, token=token) as client, _server_frees_what_it_holds(http, env):
+        _require(http.get("/openenv/health").json() == {"status": "healthy"}, f"{env}: OpenEnv /health is not healthy")
+        meta = http.get("/openenv/metadata").json()
+        _require(meta.get("name") == env and isinstance(meta.get("description"), str), f"{env}: OpenEnv /metadata {meta!r}")
+        schema = http.get("/openenv/schema").json()
+        missing = [k for k in ("action", "observation", "reset_observation", "state") if not isinstance(schema.get(k), dict)]
+        _require(not missing, f"{env}: OpenEnv /schema lacks {missing}")
+        _require("action" in schema["action"].get("required", []), f"{env}: OpenEnv's action type has no 'action' field")
+        first = http.post("/openenv/reset", json={"data_idx": tasks[0]})
+        _require(first.status_code == 200 and not first.json()["done"], f"{env}: OpenEnv's HTTP reset answered {first.status_code}")
+        _error(http.post("/openenv/step", json={"action": {"action": "x"}}), 409, f"{env}: OpenEnv's stateless HTTP step")
+        passed.append("OpenEnv /health, /metadata, /schema, HTTP reset and step")
+
+        with connect(ws_url, additional_headers=headers, open_timeout=30) as socket:
+
+            def ask(message: Any, raw: bool = False) -> dict[str, Any]:
+                socket.send(message if raw else json.dumps(message))
+                return json.loads(socket.recv(timeout=120))
+
+            def refused(answer: dict[str, Any], code: str, status: int | None, what: str) -> None:
+                data = answer.get("data") or {}
+                _require(answer.get("type") == "error" and data.get("code") == code and isinstance(data.get("message"), str),
+                         f"{env}: {what} answered {answer!r}, not an error frame with code {code}")
+                _require(status is None or data.get("status") == status, f"{env}: {what}: status {data.get('status')}, not {status}")
+
+            state = ask({"type": "state"})
+            _require(state["type"] == "state" and state["data"]["episode_id"] is None, f"{env}: OpenEnv state before a reset: {state!r}")
+            sid = state["data"]["session_id"]
+            refused(ask({"type": "step", "data": {"action": "look"}}), "EXECUTION_ERROR", 409, "a step before any reset")
+            outside = max(r.stop for r in env_cls.splits.values()) + 10**6
+            refused(ask({"type": "reset", "data": {"data_idx": outside}}), "VALIDATION_ERROR", 422, f"task {outside}")
+            refused(ask("{not json", raw=True), "INVALID_JSON", None, "a message that is not JSON")
+            refused(ask({"type": "dance"}), "UNKNOWN_TYPE", None, "an unknown message type")
+            reset = ask({"type": "reset", "data": {"data_idx": tasks[0]}})
+            observation = reset["data"]["observation"]
+            with client.session() as uniform:
+                _require(observation["text"] == uniform.reset(tasks[0]).observation == first.json()["observation"]["text"],
+                         f"{env}: OpenEnv's first observation of task {tasks[0]} differs from the uniform form's")
+            _require(observation["instruction"] == env_cls.instruction, f"{env}: OpenEnv's reset lacks the instruction")
+            passed.append("OpenEnv reset: the uniform form's first observation, and the rules' error frames")
+            for what, action in BAD_ACTIONS.items():
+                answer = ask({"type": "step", "data": {"action": action}})
+                _require(answer["type"] == "observation" and answer["data"]["reward"] == 0, f"{env}: a {what} action: {answer!r}"[:300])
+                if answer["data"]["done"]:
+                    ask({"type": "reset", "data": {"data_idx": tasks[0]}})
+            refused(ask({"type": "step", "data": {"act": "x"}}), "VALIDATION_ERROR", 422, "an action of the wrong shape")
+            for what, action in REFUSED_ACTIONS.items():
+                refused(ask({"type": "step", "data": {"action": action}}), "VALIDATION_ERROR", 422, what)
+            passed.append("OpenEnv: bad actions answered with reward 0, refused ones with error frames")
+            for idx in tasks[:expert_tasks]:
+                ask({"type": "reset", "data": {"data_idx": idx}})
+                steps = 0
+                while steps < (env_cls.expert_max_rounds or env_cls.max_rounds):
+                    move = http.get("/expert", params={"id": sid}).json()
+                    answer = ask({"type": "step", "data": {"action": format_react(move["thought"], move["action"])}})
+                    _require(answer["type"] == "observation", f"{env}: an expert step answered {answer!r}"[:300])
+                    steps += 1
+                    if answer["data"]["done"]:
+                        break
+                result, state = answer["data"], ask({"type": "state"})["data"]
+                _require(result["done"] and result["observation"]["success"], f"{env}: the expert did not solve task {idx} over OpenEnv")
+                _require(state["step_count"] == steps and state["done"] and state["data_idx"] == idx, f"{env}: OpenEnv state {state!r}")
+                refused(ask({"type": "step", "data": {"action": "x"}}), "EXECUTION_ERROR", 409, "a step after the episode's end")
+            passed.append(f"expert solves {len(tasks[:expert_tasks])} {split} tasks over OpenEnv's WebSocket")
+            socket.send(json.dumps({"type": "close"}))
+        deadline = time.monotonic() + 10
+        while http.get("/detail", params={"id": sid}).status_code != 404 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _error(http.get("/detail", params={"id": sid}), 404, f"{env}: the session of a closed OpenEnv socket")
+    passed.append("a closed OpenEnv socket frees its session")
+    return passed
 
 
 # --- the OpenAPI schema -----------------------------------------------------------------------------------

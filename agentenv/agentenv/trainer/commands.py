@@ -1,4 +1,4 @@
-"""``agentenv train bc|dpo|eto|evol|rft`` and ``agentenv best-of-n``.
+"""``agentenv train bc|dpo|eto|evol|rft|grpo`` and ``agentenv best-of-n``.
 
 Every flag comes from the algorithm's config dataclass (``--help`` lists them); ``--config FILE.json``
 gives settings from a file.  Training commands also run under ``torchrun`` / ``accelerate launch``::
@@ -36,6 +36,14 @@ def _dpo(args: argparse.Namespace) -> int:
     from agentenv.trainer.dpo import DPOConfig, train_dpo
 
     train_dpo(dataclass_from_args(DPOConfig, args))
+    _end_process_group()
+    return 0
+
+
+def _grpo(args: argparse.Namespace) -> int:
+    from agentenv.trainer.grpo import GRPOConfig, train_grpo
+
+    train_grpo(dataclass_from_args(GRPOConfig, args))
     _end_process_group()
     return 0
 
@@ -86,6 +94,8 @@ TRAIN_COMMANDS: dict[str, tuple[str, Callable[[], type], Callable[[argparse.Name
     "evol": ("AgentEvol: explore, keep rewarded trajectories, merge, retrain from the base model, evaluate",
              _config_class("agentenv.trainer.agentevol", "AgentEvolConfig"), _evol),
     "rft": ("rejection-sampling fine-tuning baseline", _config_class("agentenv.trainer.rft", "RFTConfig"), _rft),
+    "grpo": ("online RL: multi-turn GRPO (TRL's GRPOTrainer) on episodes played on the env servers",
+             _config_class("agentenv.trainer.grpo", "GRPOConfig"), _grpo),
 }
 
 
@@ -98,8 +108,8 @@ def add_train_commands(sub: Any) -> None:
 
 
 def add_commands(sub: Any) -> None:
-    """Add ``train`` (with ``bc``, ``dpo``, ``eto``, ``evol``, ``rft``) and ``best-of-n``."""
-    train = sub.add_parser("train", help="train agents: bc, dpo, eto, evol (AgentEvol), rft")
+    """Add ``train`` (with ``bc``, ``dpo``, ``eto``, ``evol``, ``rft``, ``grpo``) and ``best-of-n``."""
+    train = sub.add_parser("train", help="train agents: bc, dpo, eto, evol (AgentEvol), rft, grpo")
     add_train_commands(train.add_subparsers(dest="algorithm", required=True))
 
     from agentenv.trainer.best_of_n import BestOfNConfig

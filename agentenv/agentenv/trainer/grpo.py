@@ -1,0 +1,428 @@
+"""Online RL: multi-turn, multi-environment GRPO through TRL's ``GRPOTrainer``.
+
+::
+
+    agentenv train grpo --model runs/bc/model --env maze babyai --output-dir runs/grpo --max-steps 100
+
+TRL owns the RL step (advantages, clipped surrogate, optimiser, checkpoints); this file gives it a
+``rollout_func`` that plays whole episodes on the project's environments:
+
+1. TRL's sampler hands each process a batch of prompts, every prompt repeated ``num_generations`` (G) times
+   in a row.  A prompt here is a task, ``"<env>/<data_idx>"``: the dataset is the ``train_split`` tasks of
+   every env in ``envs``, shuffled together, so one step mixes tasks of several envs.
+2. The rollout engine (:mod:`agentenv.controller.rollout`) plays each prompt as one episode over HTTP with
+   the policy being trained: :class:`~agentenv.controller.hf_agent.HFAgent` on the live model (CPU, or a GPU
+   without vLLM), or TRL's vLLM engine (``use_vllm``, weights synced by TRL before every rollout).  Replies
+   are sampled at ``temperature``, each episode from its own seed.
+3. Each episode becomes one sequence, rendered with the model's chat template and tokenised as behavioural
+   cloning does (:func:`agentenv.data.tokenize.encode_conversation`): ``prompt_ids`` are the instruction and
+   the first observation up to the assistant header, ``completion_ids`` everything after (every reply, and
+   the observations between them), ``env_mask`` 1 on the agent's own tokens (reply and end-of-turn marker)
+   and 0 on the observations and role headers.
+4. The reward is the env's final score, normalised to 0..1 by its ``reward_range`` (``reward="score"``;
+   the tool envs' score is their progress rate) or 1 / 0 for success (``reward="success"``), as the server
+   reported it.  One reward function per env (named after it) scores that env's episodes, so TRL logs
+   ``rewards/<env>/mean`` per step; an episode that ended on an environment error is unscorable (no
+   advantage).
+
+TRL then computes, per group of G episodes of one task, ``A_i = (r_i - mean(r)) / (std(r) + 1e-4)``
+(``scale_rewards="group"``) and minimises, over the completion tokens ``t`` where ``env_mask`` is 1,
+
+    ratio_t = exp(logp_t - logp_old_t)
+    loss    = -sum_t min(ratio_t * A_i, clip(ratio_t, 1 - epsilon, 1 + epsilon) * A_i) / (masked tokens)
+              + beta * KL(policy || reference)_t                           (beta 0 by default: no reference)
+
+(``loss_type="dapo"``: normalised by the masked tokens of the whole step).  With one update per rollout
+``logp_old`` is ``logp`` detached, so the ratio is 1 and the gradient is REINFORCE's with a group baseline.
+
+A run writes what the other trainers write (:mod:`agentenv.trainer.engine`): ``train_config.json``,
+``train_log.jsonl`` (one line per logged step: loss, reward, per-env reward ...), checkpoints under
+``checkpoints/`` (TRL's ``checkpoint-N``: model, optimiser, scheduler, RNG), the final model and
+``train_state.json``, and ``reward_curve.png``.  A killed run resumes from its latest checkpoint with the
+same settings; a finished one is not repeated.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from agentenv.controller.agents import Agent
+from agentenv.controller.episode import Episode
+from agentenv.controller.sources import EnvSource
+from agentenv.data.trajectory import Trajectory, write_json, write_text_atomic
+from agentenv.trainer.config_args import changed_settings, field_defaults
+from agentenv.trainer.engine import (
+    CHECKPOINTS,
+    DONE_FILE,
+    LOG_FILE,
+    TrainConfig,
+    is_done,
+    load_tokenizer,
+    read_log,
+)
+from agentenv.trainer.rollouts import EnvSettings, close_sources, open_sources, task_indices
+
+log = logging.getLogger(__name__)
+
+REWARDS = ("score", "success")
+CURVE_FILE = "reward_curve.png"
+
+
+@dataclass(kw_only=True)
+class GRPOConfig(TrainConfig, EnvSettings):
+    """GRPO settings.  ``batch_size`` counts episodes per process and micro-batch; the episodes of one
+    optimiser step (``batch_size * gradient_accumulation_steps * processes``) are played in one rollout and
+    must be a multiple of ``num_generations``."""
+
+    sections: ClassVar[dict[str, tuple[str, ...]]] = {
+        "tasks": ("train_split", "train_tasks", "train_limit"),
+        "grpo": ("num_generations", "reward", "temperature", "top_p", "beta", "epsilon", "loss_type", "scale_rewards"),
+        "vllm (GPU)": ("use_vllm", "vllm_mode", "vllm_server_url", "vllm_gpu_memory_utilization"),
+    }
+
+    learning_rate: float = 1e-6
+    #: optimiser steps to run (each plays batch_size * gradient_accumulation_steps episodes per process)
+    max_steps: int = 100
+    #: episodes per process and micro-batch
+    batch_size: int = 8
+    #: the split whose tasks are trained on, in every env
+    train_split: str = "train"
+    #: exactly these task indices in every env instead of train_split
+    train_tasks: list[int] = field(default_factory=list)
+    #: at most this many tasks per env (0: all of them)
+    train_limit: int = 0
+    #: episodes per task in a step (the group whose rewards are compared)
+    num_generations: int = 4
+    #: score (the env's final score, normalised to 0..1) or success (1 or 0)
+    reward: str = "score"
+    #: sampling temperature of the rollouts
+    temperature: float = 1.0
+    top_p: float = 1.0
+    #: KL coefficient against the starting model (0: no reference model is kept)
+    beta: float = 0.0
+    #: clipping range of the probability ratio
+    epsilon: float = 0.2
+    #: TRL's loss aggregation: dapo, grpo, dr_grpo, bnpo ...
+    loss_type: str = "dapo"
+    #: advantage scaling: group (GRPO), batch, none (Dr. GRPO)
+    scale_rewards: str = "group"
+    #: generate with TRL's vLLM engine (GPU; one training process)
+    use_vllm: bool = False
+    #: colocate (vLLM in the training process) or server (``trl vllm-serve`` on other GPUs)
+    vllm_mode: str = "colocate"
+    #: the vLLM server's URL in server mode (default: TRL's, http://localhost:8000)
+    vllm_server_url: str = ""
+    #: GPU memory fraction vLLM may take in colocate mode
+    vllm_gpu_memory_utilization: float = 0.3
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.num_generations < 2:
+            raise ValueError(f"num_generations must be at least 2 (a group to compare), not {self.num_generations}")
+        episodes = self.batch_size * self.gradient_accumulation_steps
+        if episodes % self.num_generations:
+            raise ValueError(
+                f"batch_size * gradient_accumulation_steps ({episodes}) must be a multiple of num_generations "
+                f"({self.num_generations}): each task is played num_generations times in one step"
+            )
+        if self.reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, not {self.reward!r}")
+        if self.vllm_mode not in ("colocate", "server"):
+            raise ValueError(f"vllm_mode must be colocate or server, not {self.vllm_mode!r}")
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be positive (GRPO samples), not {self.temperature}")
+
+
+# --- one episode as TRL's sequence ----------------------------------------------------------------------
+
+
+def episode_tokens(tokenizer, trajectory: Trajectory, max_length: int | None = None):
+    """``(prompt_ids, completion_ids, env_mask)`` of a finished episode, or ``None`` if it has no reply.
+
+    The conversation is tokenised as behavioural cloning tokenises it; the prompt ends where the first reply
+    begins (after its role header, where generation started), the completion ends with the last reply, and
+    ``env_mask`` is 1 exactly on the tokens that carry BC's loss: each reply and its end-of-turn marker.
+    """
+    from agentenv.data.tokenize import IGNORE_INDEX, encode_conversation
+
+    encoded = encode_conversation(tokenizer, trajectory.conversations, max_length)
+    if encoded is None:
+        return None
+    trained = [j for j, label in enumerate(encoded.labels) if label != IGNORE_INDEX]
+    first, end = trained[0], trained[-1] + 1  # the completion ends on the last reply's end-of-turn marker
+    env_mask = [int(label != IGNORE_INDEX) for label in encoded.labels[first:end]]
+    return encoded.input_ids[:first], encoded.input_ids[first:end], env_mask
+
+
+def episode_reward(episode: Episode, info: dict[str, Any], reward: str) -> float | None:
+    """The reward of a finished episode: its normalised final score, or success; ``None`` (unscorable) if
+    it ended on an environment error."""
+    if episode.stop_reason == "error":
+        return None
+    if reward == "success":
+        return float(episode.success)
+    low, high = info["reward_range"]
+    return (episode.score - low) / (high - low) if high > low else episode.score
+
+
+class VLLMAgent(Agent):
+    """Replies generated by the GRPO trainer's vLLM engine (its weights are the policy's: TRL syncs them
+    before each rollout); prompts and replies are rendered and decoded as :class:`HFAgent` does."""
+
+    name = "vllm"
+
+    def __init__(self, trainer: Any, renderer: Any) -> None:
+        self.trainer, self.renderer = trainer, renderer
+
+    def act(self, episodes: list[Episode]) -> list[str]:
+        prompts = [self.renderer.prompt_ids(ep.messages()) for ep in episodes]
+        _, completions, _, _ = self.trainer.vllm_generation.generate(prompts=prompts, images=None, num_generations=1)
+        return [self.renderer.decode_reply(ids) for ids in completions]
+
+
+# --- the rollout function -------------------------------------------------------------------------------
+
+
+class EpisodeRollouts:
+    """TRL's ``rollout_func``: plays the prompts' tasks on the envs and returns TRL's sequences."""
+
+    def __init__(self, cfg: GRPOConfig, sources: dict[str, EnvSource], tokenizer) -> None:
+        self.cfg, self.sources, self.tokenizer = cfg, sources, tokenizer
+
+    def __call__(self, prompts: list[str], trainer) -> dict[str, list]:
+        from agentenv.controller.hf_agent import HFAgent
+        from agentenv.controller.rollout import Rollout, RolloutTask
+
+        cfg = self.cfg
+        policy = trainer.accelerator.unwrap_model(trainer.model)
+        was_training = policy.training
+        seed = cfg.seed * 1_000_003 + trainer.state.global_step  # a new draw each step, the same on resume
+        tasks = [
+            RolloutTask(env, int(idx), sample=position, temperature=cfg.temperature, seed=seed)
+            for position, (env, idx) in enumerate(prompt.split("/") for prompt in prompts)
+        ]
+        local = HFAgent(
+            model=policy,
+            tokenizer=self.tokenizer,
+            max_new_tokens=cfg.max_new_tokens,
+            temperature=cfg.temperature,
+            top_p=cfg.top_p,
+            seed=seed,
+            batch_size=cfg.agent_batch_size or cfg.concurrency,
+            max_length=cfg.max_length,
+        )
+        agent = VLLMAgent(trainer, local) if cfg.use_vllm else local
+        try:
+            episodes = Rollout(agent, self.sources, concurrency=cfg.concurrency, max_rounds=cfg.max_rounds or None).run(tasks)
+        finally:
+            policy.train(was_training)  # HFAgent put it in eval mode
+        by_position = {ep.sample: ep for ep in episodes}
+        out: dict[str, list] = {k: [] for k in ("prompt_ids", "completion_ids", "env_mask", "env", "env_reward")}
+        for position, task in enumerate(tasks):
+            ep = by_position[position]
+            reward = episode_reward(ep, self.sources[task.env].info(), cfg.reward)
+            tokens = episode_tokens(self.tokenizer, ep.trajectory, cfg.max_length)
+            if tokens is None:  # no reply (reset failed, or the prompt overflowed): nothing to learn from
+                tokens = (local.prompt_ids(ep.messages()[:3]), [self.tokenizer.eos_token_id], [0])
+                reward = None
+            for key, value in zip(("prompt_ids", "completion_ids", "env_mask"), tokens, strict=True):
+                out[key].append(value)
+            out["env"].append(task.env)
+            out["env_reward"].append(reward)
+        out["logprobs"] = None  # sequences are re-tokenised: TRL recomputes log-probabilities itself
+        return out
+
+
+def env_reward_function(env: str):
+    """The reward function of one env (TRL logs it as ``rewards/<env>``): the rollout's reward for that env's
+    episodes, ``None`` for the others'."""
+
+    def reward(prompts, completions, env, env_reward, **_):  # noqa: ARG001 - TRL's reward-function signature
+        return [value if name == own else None for name, value in zip(env, env_reward, strict=True)]
+
+    own = env
+    reward.__name__ = env
+    return reward
+
+
+# --- the run ----------------------------------------------------------------------------------------------
+
+
+def trl_config(cfg: GRPOConfig, checkpoints: Path):
+    """TRL's ``GRPOConfig`` for this run."""
+    import torch
+    import trl
+
+    cuda = torch.cuda.is_available() and not cfg.cpu
+    precision = cfg.mixed_precision
+    if precision == "auto":
+        precision = "bf16" if cuda and torch.cuda.is_bf16_supported() else "no"
+    checkpointing = cfg.gradient_checkpointing == "on" or (cfg.gradient_checkpointing == "auto" and cuda)
+    vllm_server = {"vllm_server_base_url": cfg.vllm_server_url} if cfg.vllm_server_url else {}
+    return trl.GRPOConfig(
+        output_dir=str(checkpoints),
+        per_device_train_batch_size=cfg.batch_size,
+        gradient_accumulation_steps=cfg.gradient_accumulation_steps,
+        num_generations=cfg.num_generations,
+        max_steps=cfg.max_steps if cfg.max_steps > 0 else -1,
+        num_train_epochs=cfg.num_epochs,
+        learning_rate=cfg.learning_rate,
+        lr_scheduler_type={"constant": "constant_with_warmup"}.get(cfg.lr_scheduler, cfg.lr_scheduler),
+        # steps where the run's length is known; else the ratio (transformers takes a float below 1 as one)
+        warmup_steps=math.ceil(cfg.warmup_ratio * cfg.max_steps) if cfg.max_steps > 0 else min(cfg.warmup_ratio, 0.99),
+        weight_decay=cfg.weight_decay,
+        adam_beta1=cfg.adam_beta1,
+        adam_beta2=cfg.adam_beta2,
+        adam_epsilon=cfg.adam_epsilon,
+        max_grad_norm=cfg.max_grad_norm,
+        seed=cfg.seed,
+        use_cpu=not cuda,
+        bf16=precision == "bf16",
+        fp16=precision == "fp16",
+        gradient_checkpointing=checkpointing,
+        deepspeed=cfg.deepspeed or None,
+        model_init_kwargs={"attn_implementation": cfg.attn_implementation} if cfg.attn_implementation else None,
+        save_strategy="steps" if cfg.save_every > 0 else "no",
+        save_steps=max(cfg.save_every, 1),
+        save_total_limit=cfg.save_total_limit,
+        logging_steps=cfg.log_every,
+        report_to="none",
+        beta=cfg.beta,
+        epsilon=cfg.epsilon,
+        loss_type=cfg.loss_type,
+        scale_rewards=cfg.scale_rewards,
+        temperature=cfg.temperature,
+        top_p=cfg.top_p,
+        max_completion_length=cfg.max_new_tokens,  # what vLLM generates per reply
+        mask_truncated_completions=False,  # a completion ends on a reply's end-of-turn marker, not on EOS
+        use_vllm=cfg.use_vllm,
+        vllm_mode=cfg.vllm_mode,
+        vllm_gpu_memory_utilization=cfg.vllm_gpu_memory_utilization,
+        vllm_importance_sampling_correction=False,  # no sampling log-probs for the re-tokenised sequences
+        remove_unused_columns=False,
+        **vllm_server,
+    )
+
+
+def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) -> Path:
+    """Train with GRPO and save the model in ``cfg.output_dir``; returns that folder.  ``sources`` (env ->
+    source) replaces the servers of ``cfg.envs`` / ``cfg.urls`` for those envs."""
+    from datasets import Dataset
+    from transformers.trainer_utils import get_last_checkpoint
+    from trl import GRPOTrainer
+
+    from agentenv.trainer.engine import release
+
+    out = Path(cfg.output_dir)
+    checkpoints = out / CHECKPOINTS
+    if cfg.resume and is_done(out):  # --no-resume trains again
+        return out
+    if cfg.resume:
+        check_resumable(out, cfg)
+    else:
+        start_over(out)
+    envs = open_sources(cfg, sources)
+    try:
+        tasks = [
+            f"{env}/{idx}"
+            for env, source in envs.items()
+            for idx in task_indices(source, cfg.train_split, cfg.train_tasks, cfg.train_limit)
+        ]
+        tokenizer = load_tokenizer(cfg)
+        trainer = GRPOTrainer(
+            model=cfg.model,
+            reward_funcs=[env_reward_function(env) for env in envs],
+            args=trl_config(cfg, checkpoints),
+            train_dataset=Dataset.from_dict({"prompt": tasks}),
+            processing_class=tokenizer,
+            rollout_func=EpisodeRollouts(cfg, envs, tokenizer),
+            callbacks=[train_log(out)],
+        )
+        if trainer.accelerator.is_main_process:
+            out.mkdir(parents=True, exist_ok=True)
+            write_json(out / "train_config.json", cfg.to_json())
+        last = get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None
+        trainer.train(resume_from_checkpoint=last)
+        trainer.save_model(str(out))  # the model and its tokenizer (chat template included), HF format
+        if trainer.accelerator.is_main_process:
+            draw_curve(out)
+            write_json(out / DONE_FILE, {"done": True, "steps": trainer.state.global_step, "config": cfg.to_json()})
+            if cfg.delete_checkpoints_when_done:
+                shutil.rmtree(checkpoints, ignore_errors=True)
+        trainer.accelerator.wait_for_everyone()
+        release(trainer.accelerator)
+    finally:
+        close_sources(envs, sources)
+    return out
+
+
+def start_over(out: Path) -> None:
+    """``--no-resume``: an earlier run's checkpoints, log and done mark go."""
+    shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
+    for name in (DONE_FILE, LOG_FILE):
+        (out / name).unlink(missing_ok=True)
+
+
+def check_resumable(out: Path, cfg: GRPOConfig) -> None:
+    """A run with checkpoints resumes only with the settings it was started with (as the engine's)."""
+    saved = out / "train_config.json"
+    if not (out / CHECKPOINTS).is_dir() or not saved.exists():
+        return
+    changed = changed_settings(json.loads(saved.read_text()), cfg.to_json(), field_defaults(type(cfg)))
+    if changed:
+        raise ValueError(
+            f"{out} holds checkpoints of a run with other settings ({', '.join(changed)}): rerun with the first "
+            "run's settings, or with --no-resume to start over"
+        )
+
+
+def train_log(out: Path):
+    """A callback writing ``train_log.jsonl``: one line per logged step (TRL's metrics: loss, reward,
+    rewards/<env>/mean ...); a resumed run first drops the lines past its checkpoint."""
+    from transformers import TrainerCallback
+
+    path = out / LOG_FILE
+
+    class TrainLog(TrainerCallback):
+        def on_train_begin(self, args, state, control, **kwargs):
+            if state.is_world_process_zero and path.exists():
+                kept = [line for line in read_log(out) if line["step"] <= state.global_step]
+                write_text_atomic(path, "".join(json.dumps(line) + "\n" for line in kept))
+
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            if state.is_world_process_zero and logs and "reward" in logs:
+                with path.open("a") as f:
+                    f.write(json.dumps({"step": state.global_step, **logs}) + "\n")
+
+    return TrainLog()
+
+
+def draw_curve(out: Path) -> Path | None:
+    """``reward_curve.png``: the mean reward per step, overall and per env."""
+    lines = read_log(out)
+    if not lines:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, never a display
+    import matplotlib.pyplot as plt
+
+    steps = [line["step"] for line in lines]
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    ax.plot(steps, [line["reward"] for line in lines], label="all", color="black")
+    for key in sorted({k for line in lines for k in line if k.startswith("rewards/") and k.endswith("/mean")}):
+        ax.plot(steps, [line.get(key) for line in lines], label=key.split("/")[1], alpha=0.7)
+    ax.set_xlabel("optimiser step")
+    ax.set_ylabel("mean episode reward")
+    ax.set_title("GRPO: reward per step")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / CURVE_FILE)
+    plt.close(fig)
+    return out / CURVE_FILE

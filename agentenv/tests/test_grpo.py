@@ -1,0 +1,194 @@
+"""GRPO through TRL on real Maze and BabyAI servers with the tiny Llama: rewards from the servers, group-normalised
+advantages, a loss mask on exactly the agent's tokens, parameters that move, and a resume that continues."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+from trl import GRPOTrainer
+
+from agentenv.client import EnvClient
+from agentenv.data.trajectory import ACKNOWLEDGEMENT, Trajectory, write_trajectories
+from agentenv.registry import env_class
+from agentenv.session import LocalSession
+from agentenv.testing import running_server
+from agentenv.trainer.bc import BCConfig, train_bc
+from agentenv.trainer.engine import CHECKPOINTS, is_done, read_log
+from agentenv.trainer.grpo import CURVE_FILE, EpisodeRollouts, GRPOConfig, episode_tokens, train_grpo
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+MOVES = ["move up", "move down", "move left", "move right"]
+
+
+def tokenizer_of(model: Path):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(model)
+
+
+def test_the_loss_mask_covers_exactly_the_agents_tokens(base_model):
+    """A hand-built episode in ChatML: the prompt ends at the first reply's header; the mask is 1 on each reply
+    and its end-of-turn marker, 0 on the observation and the headers between them."""
+    tokenizer = tokenizer_of(base_model)
+    t = Trajectory.start("maze", 1, "Reach the goal.")
+    t.add_observation("You are at 1, 1.")
+    t.add_reply("Thought:\nGo up.\n\nAction:\nmove up")
+    t.add_observation("There is a wall above you.")
+    t.add_reply("move down")
+    prompt, completion, mask = episode_tokens(tokenizer, t)
+
+    def text(ids):
+        return tokenizer.decode(ids, skip_special_tokens=False)
+
+    assert text(prompt) == (
+        f"<|im_start|>user\nReach the goal.<|im_end|>\n<|im_start|>assistant\n{ACKNOWLEDGEMENT}<|im_end|>\n"
+        "<|im_start|>user\nYou are at 1, 1.<|im_end|>\n<|im_start|>assistant\n"
+    )
+    assert len(mask) == len(completion)
+    pairs = zip(mask, completion, strict=True)
+    runs = [(bool(on), [i for _, i in group]) for on, group in itertools.groupby(pairs, key=lambda p: p[0])]
+    assert [(on, text(ids)) for on, ids in runs] == [
+        (True, "Thought:\nGo up.\n\nAction:\nmove up<|im_end|>"),
+        (False, "\n<|im_start|>user\nThere is a wall above you.<|im_end|>\n<|im_start|>assistant\n"),
+        (True, "move down<|im_end|>"),
+    ]
+
+
+@pytest.fixture(scope="module")
+def servers():
+    with running_server(env_class("maze")) as maze, running_server(env_class("babyai")) as babyai:
+        yield {"maze": maze, "babyai": babyai}
+
+
+@pytest.fixture(scope="module")
+def mover(base_model, tmp_path_factory) -> Path:
+    """The tiny Llama taught by behavioural cloning to answer a maze with one of the four moves, any of them:
+    a policy whose groups differ (a random model's replies are no moves at all, so every reward would be 0)."""
+    trajectories = []
+    with LocalSession(env_class("maze")) as maze:
+        for k in range(16):
+            t = Trajectory.start("maze", 1000 + k, env_class("maze").instruction)
+            t.add_observation(maze.reset(1000 + k).observation)
+            t.add_reply(MOVES[k % 4])
+            trajectories.append(t)
+    root = tmp_path_factory.mktemp("mover")
+    write_trajectories(root / "moves.jsonl", trajectories)
+    cfg = BCConfig(model=str(base_model), output_dir=str(root / "model"), data=[str(root / "moves.jsonl")], max_steps=150,
+                   batch_size=4, learning_rate=3e-3, warmup_ratio=0.0, seed=1, max_length=1024)
+    return train_bc(cfg)
+
+
+def grpo_config(model: Path, servers: dict[str, str], out: Path) -> GRPOConfig:
+    return GRPOConfig(
+        model=str(model), output_dir=str(out), envs=["maze", "babyai"], urls=[f"{k}={v}" for k, v in servers.items()],
+        train_tasks=[18, 25], max_rounds=1, max_new_tokens=6, max_length=1024, num_generations=4, batch_size=8,
+        max_steps=2, learning_rate=3e-3, warmup_ratio=0.0, save_every=1, delete_checkpoints_when_done=False, seed=3,
+    )
+
+
+@pytest.fixture(scope="module")
+def run(mover, servers, tmp_path_factory):
+    """A 2-step run, with what its rollouts returned and what TRL made of them (advantages, loss mask)."""
+    rollouts, batches = [], []
+    play, score = EpisodeRollouts.__call__, GRPOTrainer._generate_and_score_completions
+
+    def recorded_play(self, prompts, trainer):
+        out = play(self, prompts, trainer)
+        rollouts.append({"prompts": list(prompts), **out})
+        return out
+
+    def recorded_score(self, inputs):
+        batch = score(self, inputs)
+        batches.append(batch)
+        return batch
+
+    out = tmp_path_factory.mktemp("grpo") / "run"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(EpisodeRollouts, "__call__", recorded_play)
+        patch.setattr(GRPOTrainer, "_generate_and_score_completions", recorded_score)
+        train_grpo(grpo_config(mover, servers, out))
+    return {"out": out, "rollouts": rollouts, "batches": batches}
+
+
+def replayed_reward(client: EnvClient, data_idx: int, reply: str) -> float:
+    """The normalised score the server gives ``reply`` as the first move of task ``data_idx``."""
+    with client.session(data_idx) as session:
+        low, high = client.info()["reward_range"]
+        return (session.step(reply).score - low) / (high - low)
+
+
+def test_rewards_come_from_the_servers_for_tasks_of_both_envs(run, servers, base_model):
+    tokenizer = tokenizer_of(base_model)
+    assert len(run["rollouts"]) == 2
+    seen = set()
+    for rollout in run["rollouts"]:
+        for prompt, env, reward, completion, mask in zip(
+            rollout["prompts"], rollout["env"], rollout["env_reward"], rollout["completion_ids"], rollout["env_mask"],
+            strict=True,
+        ):
+            name, idx = prompt.split("/")
+            assert name == env and idx in ("18", "25")
+            reply = tokenizer.decode([t for t, m in zip(completion, mask, strict=True) if m], skip_special_tokens=True)
+            with EnvClient(env, servers[env]) as client:
+                assert reward == pytest.approx(replayed_reward(client, int(idx), reply))
+            seen.add(env)
+    assert seen == {"maze", "babyai"}  # one run mixes tasks of both envs
+    rewards = [r for rollout in run["rollouts"] for r in rollout["env_reward"]]
+    assert any(r > 0 for r in rewards) and any(r == 0 for r in rewards)
+
+
+def test_advantages_are_normalised_within_each_group_and_the_mask_is_the_rollouts(run):
+    varied = 0
+    for rollout, batch in zip(run["rollouts"], run["batches"], strict=True):
+        rewards = torch.tensor(rollout["env_reward"]).view(-1, 4)
+        expected = (rewards - rewards.mean(1, keepdim=True)) / (rewards.std(1, keepdim=True) + 1e-4)
+        assert batch["advantages"].tolist() == pytest.approx(expected.flatten().tolist(), abs=1e-5)
+        varied += int((rewards.std(1) > 0).sum())
+        for row, mask in zip(batch["tool_mask"] * batch["completion_mask"], rollout["env_mask"], strict=True):
+            assert row[: len(mask)].tolist() == mask and not row[len(mask):].any()
+    assert varied > 0  # some group's episodes differ, or nothing would be learnt
+
+
+def test_the_parameters_change_and_the_run_is_recorded(run, mover):
+    from transformers import AutoModelForCausalLM
+
+    before = AutoModelForCausalLM.from_pretrained(mover).state_dict()
+    after = AutoModelForCausalLM.from_pretrained(run["out"]).state_dict()
+    assert any(not torch.equal(before[k], after[k]) for k in before)
+    lines = read_log(run["out"])
+    assert [line["step"] for line in lines] == [1, 2]
+    assert all("rewards/maze/mean" in line and "rewards/babyai/mean" in line for line in lines)
+    assert is_done(run["out"]) and (run["out"] / CURVE_FILE).exists()
+
+
+def test_a_run_resumes_from_its_checkpoint_and_continues(run, mover, servers, tmp_path):
+    killed = tmp_path / "killed"
+    shutil.copytree(run["out"] / CHECKPOINTS / "checkpoint-1", killed / CHECKPOINTS / "checkpoint-1")
+    shutil.copy(run["out"] / "train_config.json", killed)
+    (killed / "train_log.jsonl").write_text((run["out"] / "train_log.jsonl").read_text())  # steps 1 and 2
+    prompts = []
+    play = EpisodeRollouts.__call__
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(EpisodeRollouts, "__call__", lambda self, p, trainer: prompts.append(list(p)) or play(self, p, trainer))
+        train_grpo(grpo_config(mover, servers, killed))
+    assert prompts == [run["rollouts"][1]["prompts"]]  # only step 2 ran, on the tasks it had drawn
+    resumed, uninterrupted = read_log(killed), read_log(run["out"])
+    assert [line["step"] for line in resumed] == [1, 2]
+    assert resumed[1]["reward"] == uninterrupted[1]["reward"]  # the same episodes: weights and seeds restored
+    assert resumed[1]["loss"] == pytest.approx(uninterrupted[1]["loss"], rel=1e-4, abs=1e-6)
+    assert is_done(killed)
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [({"num_generations": 3}, "multiple of num_generations"), ({"num_generations": 1}, "at least 2"),
+     ({"reward": "steps"}, "reward must be one of"), ({"vllm_mode": "remote"}, "vllm_mode")],
+)
+def test_bad_settings_are_refused(setting, message):
+    with pytest.raises(ValueError, match=message):
+        GRPOConfig(model="m", output_dir="o", envs=["maze"], **setting)
