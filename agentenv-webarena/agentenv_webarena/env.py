@@ -26,7 +26,7 @@ from . import runtime
 from .actions import GRAMMAR, Action, InvalidAction, parse_action
 from .browser import ActionFailed, BrowserSession, origin
 from .configs import TAB_SEPARATOR, fill, urls_from_environment
-from .evaluators import evaluate
+from .evaluators import Evaluation, evaluate
 from .expert import Expert
 from .judge import Judge
 from .sites import LOGINS, NAMESPACE_HEADER
@@ -242,7 +242,11 @@ class WebArenaEnv(EpisodicEnv):
 
     def _stop(self, answer: str) -> StepResult:
         assert self.browser is not None and self.config is not None
-        result = evaluate(self.config, answer, EvaluationPage(self.browser), self.judge)
+        try:
+            result = evaluate(self.config, answer, EvaluationPage(self.browser), self.judge)
+        except Exception as exc:  # the page could not be read (a crashed tab, a timeout): the task is not met
+            log.warning("evaluating webarena task %s failed: %s", self.config["task_id"], exc)
+            result = Evaluation(0.0, {"answer": answer, "error": f"the evaluation failed: {exc}"})
         text = f"You stopped with the answer {answer!r}. The task is evaluated: score {result.score:g}."
         return StepResult(text, reward=result.score, terminated=True, info={"evaluation": result.details})
 

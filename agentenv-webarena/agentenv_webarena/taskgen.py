@@ -276,7 +276,7 @@ def admin_tasks(w: TaskWriter, data: SeedData, rng: random.Random) -> None:
     w.template()
     c = rng.choice(data.customers[1:])
     add(template="What is the email address of the customer {{customer}}?", values={"customer": c.name},
-        spec=strings(must_include=[c.email], raw=c.email),
+        spec=strings(exact=c.email, raw=c.email),
         plan=admin_find("Customers", c.name, "Customers") + [stop(c.email, f"The grid shows the email, {c.email}.")])
 
     w.template()
@@ -373,7 +373,7 @@ def forum_tasks(w: TaskWriter, data: SeedData, rng: random.Random) -> None:
     w.template()
     for p in rng.sample(data.posts, 2):
         add(template="Who submitted the post \"{{title}}\"?", values={"title": p.title},
-            spec=strings(must_include=[p.author], raw=p.author),
+            spec=strings(exact=p.author, raw=p.author),
             plan=forum_post(p.forum, p.title) + [stop(p.author, f"It was submitted by {p.author}.")])
 
     w.template()

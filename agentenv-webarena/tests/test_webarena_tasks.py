@@ -34,7 +34,7 @@ def test_sixty_tasks_and_more_over_every_site_and_evaluator():
     kinds = Counter(t["eval"]["eval_types"][0] for t in tasks)
     assert min(kinds["string_match"], kinds["url_match"], kinds["program_html"]) >= 10, kinds
     references = Counter(k for t in tasks for k in (t["eval"]["reference_answers"] or {}))
-    assert references["must_include"] and references["fuzzy_match"]
+    assert references["must_include"] and references["exact_match"] and references["fuzzy_match"]
     sites = Counter(s for t in tasks for s in t["sites"])
     assert set(sites) == {"shopping", "shopping_admin", "reddit", "wikipedia"} and min(sites.values()) >= 10
     assert any(len(t["sites"]) == 2 for t in tasks)
