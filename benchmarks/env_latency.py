@@ -78,16 +78,18 @@ def in_process(env_cls, tasks: list[int]) -> dict[str, object]:
     }
 
 
-def tree_rss(pid: int) -> int:
-    """Resident memory of a process and all its descendants."""
+def tree_memory(pid: int) -> tuple[int, int]:
+    """``(RSS, PSS)`` of a process and all its descendants: PSS splits the pages several processes share (a
+    browser's renderers) between them, where RSS counts them once per process."""
     root = psutil.Process(pid)
-    total = 0
+    rss = pss = 0
     for proc in [root, *root.children(recursive=True)]:
         try:
-            total += proc.memory_info().rss
+            info = proc.memory_full_info()
         except psutil.Error:
-            pass
-    return total
+            continue
+        rss, pss = rss + info.rss, pss + getattr(info, "pss", info.rss)
+    return rss, pss
 
 
 def over_http(env_cls, url: str, pid: int, tasks: list[int], sessions: int) -> dict[str, object]:
@@ -99,7 +101,7 @@ def over_http(env_cls, url: str, pid: int, tasks: list[int], sessions: int) -> d
     with EnvClient(env_cls.name, url) as client:
         with client.session() as session:
             solved = sum(play(session, idx, rounds, resets, steps) for idx in tasks)
-        before = tree_rss(pid)
+        before = tree_memory(pid)
         t = time.perf_counter()
         live = []
         try:
@@ -107,7 +109,7 @@ def over_http(env_cls, url: str, pid: int, tasks: list[int], sessions: int) -> d
                 live.append(client.session())
                 live[-1].reset(tasks[i % len(tasks)])
             opened = time.perf_counter() - t
-            grown = tree_rss(pid) - before
+            after = tree_memory(pid)
         finally:
             for session in live:
                 session.close()
@@ -117,7 +119,8 @@ def over_http(env_cls, url: str, pid: int, tasks: list[int], sessions: int) -> d
         "expert_success": solved / len(tasks),
         "sessions": sessions,
         "open_and_reset_s": opened,
-        "memory_per_session_mib": grown / max(sessions, 1) / 2**20,
+        "memory_per_session_mib": (after[0] - before[0]) / max(sessions, 1) / 2**20,
+        "memory_per_session_pss_mib": (after[1] - before[1]) / max(sessions, 1) / 2**20,
     }
 
 
@@ -180,7 +183,8 @@ def main() -> None:
             f = figures[what]
             table.add_row(f"{what}, {where}", f"median {f['median_ms']:.2f} ms, p90 {f['p90_ms']:.2f} ms (n={f['n']})")
         table.add_row(f"expert success, {where}", f"{100 * figures['expert_success']:.1f}%")
-    table.add_row(f"memory per live session ({http['sessions']} sessions)", f"{http['memory_per_session_mib']:.2f} MiB")
+    table.add_row(f"memory per live session ({http['sessions']} sessions)",
+                  f"{http['memory_per_session_mib']:.2f} MiB RSS, {http['memory_per_session_pss_mib']:.2f} MiB PSS")
     table.add_row(f"{many['clients']} clients at once for {many['seconds']:.0f} s", f"{many['episodes']} episodes, {many['errors']} errors")
     Console().print(table)
     if args.out:

@@ -14,6 +14,16 @@ if [ -n "${CONSTRAINTS:-}" ]; then
     SOURCES+=("$CONSTRAINTS")
 fi
 
+# agentenv-webarena drives Debian's Chromium (Playwright's own browser download cannot reach its host)
+if [ -z "${WEBARENA_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo ">> installing chromium (agentenv-webarena)"
+        apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+        echo ">> agentenv-webarena needs Chromium: run  sudo apt-get install -y chromium  (or set WEBARENA_CHROMIUM)" >&2
+    fi
+fi
+
 if [ -f "$STAMP" ] && [ -z "$(find "${SOURCES[@]}" -newer "$STAMP" 2>/dev/null)" ]; then
     exit 0
 fi
