@@ -81,6 +81,7 @@ def create_app(
     deadline_s: float | None = None,
     token: str | None = None,
     max_body_bytes: int = 1_000_000,
+    server_pid: int | None = None,
 ) -> FastAPI:
     """Serve each environment class under ``/<env.name>``; a single environment also at the root.
 
@@ -89,7 +90,8 @@ def create_app(
     default: AgentGym's trainers hold their sessions through a training epoch); a full server closes the
     least recently used session idle ``evict_idle_s`` or more for a new client (``None``: never);
     ``deadline_s`` bounds one env call (default: each class's ``call_deadline_s``); ``token`` (or
-    ``AGENTENV_TOKEN``) requires ``Authorization: Bearer <token>``.
+    ``AGENTENV_TOKEN``) requires ``Authorization: Bearer <token>``; ``/health`` answers ``server_pid`` (default:
+    this process's; the workers of a ``--workers`` server answer their supervisor's).
     """
     env_classes = [envs] if isinstance(envs, type) else list(envs)
     if not env_classes:
@@ -136,7 +138,7 @@ def create_app(
 
         @app.get("/health", response_model=HealthResponse)
         async def health() -> dict[str, Any]:
-            return {"status": "ok", "envs": names, "pid": os.getpid()}
+            return {"status": "ok", "envs": names, "pid": server_pid or os.getpid()}
 
     @app.get("/", response_model=str)
     async def hello() -> str:  # AgentGym's servers answered their root; its visualisation asks it
@@ -146,16 +148,16 @@ def create_app(
         prefixes = [f"/{pool.env_cls.name}"] + ([""] if len(pools) == 1 else [])
         router = env_router(pool)
         for prefix in prefixes:
-            app.add_api_route(f"{prefix}/health", _health(pool.env_cls.name), methods=["GET"], response_model=HealthResponse)
+            app.add_api_route(f"{prefix}/health", _health(pool.env_cls.name, server_pid), methods=["GET"], response_model=HealthResponse)
             app.include_router(router, prefix=prefix, dependencies=dependencies, responses=ERROR_ANSWERS)
             # OpenEnv's protocol beside it (its WebSocket checks the token itself: see server/openenv.py)
             app.include_router(openenv_router(pool, auth), prefix=f"{prefix}/openenv", responses=ERROR_ANSWERS)
     return app
 
 
-def _health(env: str) -> Any:
+def _health(env: str, server_pid: int | None) -> Any:
     async def health() -> dict[str, Any]:
-        return {"status": "ok", "env": env, "pid": os.getpid()}
+        return {"status": "ok", "env": env, "pid": server_pid or os.getpid()}
 
     return health
 
@@ -228,7 +230,9 @@ def env_router(pool: SessionPool) -> APIRouter:
                 answer = await pool.run(slot, lambda: session.create(**(body.model_extra or {})))
         return sent(answer.id if wire.creates_int else answer)
 
-    reset_model: Any = Union[ResetResponse, str] if wire.reset_answer == "observation" else ResetResponse  # noqa: UP007
+    reset_model: Any = {"observation": Union[ResetResponse, str], "pair": Union[ResetResponse, list]}.get(  # noqa: UP007
+        wire.reset_answer, ResetResponse
+    )
 
     @router.post("/reset", response_model=reset_model)
     async def reset(body: ResetRequest) -> Any:
@@ -239,13 +243,20 @@ def env_router(pool: SessionPool) -> APIRouter:
             raise BadRequest(f"reset needs a task index: send data_idx{also}")
         async with slot.use() as session:
             answer = await pool.run(slot, session.reset, data_idx)
-        return sent(answer.observation if agentgym_form and wire.reset_answer == "observation" else answer)
+        if agentgym_form and wire.reset_answer == "observation":
+            return sent(answer.observation)
+        if agentgym_form and wire.reset_answer == "pair":
+            return sent([answer.observation, None])
+        return sent(answer)
 
     @router.post("/step", response_model=StepResponse)
     async def step(body: StepRequest) -> Any:
         slot = pool.get(session_id(body))
         async with slot.use() as session:
-            return sent(await pool.run(slot, session.step, body.action))
+            answer = await pool.run(slot, session.step, body.action)
+        if wire.step_reward == "score" and wire.family == "env_idx" and body.id is None:  # AgentGym's form
+            answer = answer.model_copy(update={"reward": answer.score})
+        return sent(answer)
 
     @router.get("/observation", response_model=str)
     async def observation(slot: Slot = Depends(slot_from_query)) -> Any:

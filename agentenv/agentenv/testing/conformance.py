@@ -133,7 +133,8 @@ def _check_rules_in_process(env_cls: type[Environment], session: LocalSession) -
     _raises(BadRequest, lambda: session.reset(-1), f"{env_cls.name}: task -1")
     _play_expert(session, sample_tasks(env_cls, _test_split(env_cls), 1)[0], env_cls)
     _raises(EpisodeNotRunning, lambda: session.step("look"), f"{env_cls.name}: a step after the episode's end")
-    _raises(SessionNotFound, lambda: fresh.reset(0), f"{env_cls.name}: a closed session")
+    served = sample_tasks(env_cls, _test_split(env_cls), 1)[0]
+    _raises(SessionNotFound, lambda: fresh.reset(served), f"{env_cls.name}: a closed session")
 
 
 def _raises(error: type[Exception], call: Callable[[], Any], what: str) -> None:
@@ -261,6 +262,9 @@ def _check_wire_shapes(http: Any, env_cls: type[Environment], idx: int) -> None:
         reset = http.post("/reset", json={key: sid, wire.reset_field: idx}).json()
         if wire.reset_answer == "observation" and wire.reset_field != "data_idx":
             _require(isinstance(reset, str), f"{name}: /reset in AgentGym's form answered {type(reset).__name__}, not a string")
+        elif wire.reset_answer == "pair" and wire.reset_field != "data_idx":
+            pair = isinstance(reset, list) and len(reset) == 2 and isinstance(reset[0], str)
+            _require(pair, f"{name}: /reset in AgentGym's form answered {reset!r:.80}, not [observation, null]")
         else:
             _has(reset, wire.shapes.get("reset", ("observation",)), f"{name} /reset")
         step = http.post("/step", json={key: sid, "action": "???"}).json()
