@@ -22,7 +22,7 @@ from agentenv.env import EpisodicEnv, ExpertAction, StepResult, Wire
 
 from .commands import in_dialect
 from .engine import GameEngine, GameState
-from .expert import Expert, explain
+from .expert import PLANNER_AFTER, Expert, explain
 from .games import GameLibrary, game_library
 from .tasks import SPLITS, TASK_TYPES, Goal
 
@@ -78,9 +78,9 @@ class AlfWorldEnv(EpisodicEnv):
         },
     )
     blocking: ClassVar[bool] = True
-    #: a live session holds a TextWorld game and a copy of Fast Downward's library (see
-    #: docs/benchmarks/alfworld.md for the measured memory per session)
-    max_sessions: ClassVar[int | None] = 128
+    #: a live session holds a TextWorld game (a few MiB resident) and a copy of Fast Downward's library, a
+    #: 33 MB file in the temporary folder (RAM where /tmp is a tmpfs): docs/benchmarks/alfworld.md
+    max_sessions: ClassVar[int | None] = 64
     #: a process runs one engine call at a time (see :mod:`.engine`): a call may wait behind many others
     call_deadline_s: ClassVar[float] = 300.0
 
@@ -119,10 +119,10 @@ class AlfWorldEnv(EpisodicEnv):
     def expert_action(self) -> ExpertAction:
         assert self.state is not None and self.goal is not None and self.expert is not None
         command = self.expert.proposal
-        if command is None:  # the handcoded expert gave up: follow the planner
+        if command is None or self.steps >= PLANNER_AFTER:  # the planner finishes (see .expert)
             plan = self.engine.plan()
             command = plan[0] if plan else "look"
-        return ExpertAction(explain(command, self.goal, self.state, self.engine.dialect), command)
+        return ExpertAction(explain(command, self.goal, self.state), command)
 
     # --- views --------------------------------------------------------------------------------------
     def available_actions(self) -> list[str] | None:

@@ -13,7 +13,10 @@ each one proposes the next command.  Three adaptations, none of which changes wh
   generator of its own, seeded by the task index, so an expert trajectory is reproducible;
 - **fallback**: when it gives up (its own timeout or failure, or a crash of its heuristics) or proposes a
   command that is not admissible, the next command comes from Fast Downward's plan from the current state
-  (the engine's planner, which knows where everything is).
+  (the engine's planner, which knows where everything is);
+- **budget**: it searches receptacle by receptacle, opening and closing each, and in a big kitchen that can
+  run past AgentGym's 50 actions; from the episode's :data:`PLANNER_AFTER`-th action on, the planner
+  finishes the task (no action in ALFWorld is irreversible, and a plan from any state is short).
 
 The thought beside each command says why, from the task's goal and what the agent holds.
 """
@@ -29,6 +32,9 @@ from .commands import Dialect, in_dialect
 from .engine import GameState
 from .tasks import Goal
 
+#: actions after which the planner finishes an episode the handcoded expert has not (plans take at most
+#: about a dozen actions: well within the 50 an episode has)
+PLANNER_AFTER = 30
 #: the handcoded expert draws from the module-level ``random``: one episode's generator at a time
 _RANDOM_LOCK = threading.Lock()
 _NUMBERED = re.compile(r"^(?P<kind>[a-z]+) \d+$")
@@ -96,7 +102,7 @@ def kind(name: str) -> str:
     return match["kind"] if match else name
 
 
-def explain(command: str, goal: Goal, state: GameState, dialect: Dialect) -> str:
+def explain(command: str, goal: Goal, state: GameState) -> str:
     """Why the expert takes ``command`` now, in a sentence or two."""
     obj = goal.object_target.lower()
     parent = goal.parent_target.lower()
@@ -120,7 +126,10 @@ def explain(command: str, goal: Goal, state: GameState, dialect: Dialect) -> str
             return f"I have the {carried}; the task wants it in the {parent}, so I go to the {place}."
         return f"I have the {carried} and look for the {parent}; I try the {place}."
     if verb == "open":
-        return f"The {command[5:]} is closed. I open it to see what is inside."
+        place = command[5:]
+        if carrying_target and kind(place) == parent:
+            return f"The {place} is closed; I open it to put the {carried} in it."
+        return f"The {place} is closed. I open it to see what is inside."
     if verb == "close":
         return f"I leave the {command[6:]} as I found it and close it."
     if verb == "take":

@@ -95,36 +95,45 @@ def test_the_expert_is_reproducible_and_explains_itself(env):
     assert any(m.startswith("cool ") for m in runs[0])
 
 
-def test_the_planner_takes_over_when_the_handcoded_expert_gives_up(env):
-    index = _index_of("pick_cool_then_place_in_recep", "test_unseen")
-    env.reset(index)
-    env.expert.gave_up, env.expert.proposal = True, None
-    for _ in range(AlfWorldEnv.max_steps):
+def test_the_planner_finishes_what_the_handcoded_expert_has_not(env):
+    """After 30 actions (here wasted by an agent) the planner finishes within the 50-action budget; and
+    when the handcoded expert gives up, the planner's next command is the expert's."""
+    from agentenv_alfworld.expert import PLANNER_AFTER
+
+    env.reset(_index_of("pick_cool_then_place_in_recep", "test_unseen"))
+    for _ in range(PLANNER_AFTER):
+        env.step("inventory")
+    while not env.done:
         move = env.expert_action()
         assert move.action in env.available_actions()
-        if env.step(move.action).done:
-            break
-    assert env.score == 1.0
+        env.step(move.action)
+    assert env.score == 1.0 and env.steps <= AlfWorldEnv.max_steps
+    env.reset(PLACE)
+    env.expert.gave_up, env.expert.proposal = True, None
+    assert env.expert_action().action == env.engine.plan()[0]
 
 
 def test_games_step_from_several_threads_at_once(env):
     """TextWorld's parsers are module-level state: sessions stepping in parallel threads (as a server runs
     them) must each get their own game's answers."""
-    games = [PLACE, _index_of("pick_clean_then_place_in_recep"), _index_of("look_at_obj_in_light")]
     envs = [env, AlfWorldEnv(), AlfWorldEnv()]
     try:
-        firsts = [e.reset(i) for e, i in zip(envs, games, strict=True)]
-        expected = []
         for e in envs:
-            expected.append([e.step(c).observation for c in e.available_actions()[:4]])
-            e.reset(e.data_idx)
+            e.reset(PLACE)
+        commands = env.available_actions()
+        plans = [commands[:4], commands[-4:], commands[len(commands) // 2 :][:4]]
+        expected = []
+        for e, plan in zip(envs, plans, strict=True):
+            expected.append([e.step(c).observation for c in plan])
+            e.reset(PLACE)
 
-        def play(e: AlfWorldEnv) -> list[str]:
-            return [e.step(c).observation for c in e.available_actions()[:4]]
+        def play(pair) -> list[str]:
+            e, plan = pair
+            return [e.step(c).observation for c in plan]
 
         with ThreadPoolExecutor(len(envs)) as pool:
-            played = list(pool.map(play, envs))
-        assert played == expected and len(set(firsts)) == len(firsts)
+            played = list(pool.map(play, zip(envs, plans, strict=True)))
+        assert played == expected and len({tuple(p) for p in expected}) == len(expected)
     finally:
         for e in envs[1:]:
             e.close()
