@@ -15,7 +15,7 @@ test: setup
 
 # The suite against the lowest versions our pyproject files allow (.ci/lowest-versions.txt), in its own venv.
 test-lowest:
-	@$(MAKE) --no-print-directory test VENV=.venv-lowest CONSTRAINTS=.ci/lowest-versions.txt
+	@EXTRAS=train,openai,deepspeed $(MAKE) --no-print-directory test VENV=.venv-lowest CONSTRAINTS=.ci/lowest-versions.txt
 
 lint: setup
 	$(VENV)/bin/ruff check agentenv agentenv-* examples benchmarks research

@@ -31,7 +31,8 @@ echo ">> setting up $VENV"
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 PIP=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
 "${PIP[@]}" ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"} "torch==2.13.0"
-packages=(-e "agentenv[train,openai,deepspeed]")
+# EXTRAS: agentenv's extras (`make test-lowest` leaves out rl: trl's floors sit above train's)
+packages=(-e "agentenv[${EXTRAS:-train,openai,deepspeed,rl}]")
 for dir in agentenv-*/; do
     packages+=(-e "${dir%/}")
 done

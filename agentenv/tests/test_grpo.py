@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import torch
-from trl import GRPOTrainer
 
 from agentenv.client import EnvClient
 from agentenv.data.trajectory import ACKNOWLEDGEMENT, Trajectory, write_trajectories
@@ -19,6 +18,9 @@ from agentenv.testing import running_server
 from agentenv.trainer.bc import BCConfig, train_bc
 from agentenv.trainer.engine import CHECKPOINTS, is_done, read_log
 from agentenv.trainer.grpo import CURVE_FILE, EpisodeRollouts, GRPOConfig, episode_tokens, train_grpo
+
+# the rl extra (`make test` installs it; `make test-lowest` leaves it out: trl's floors sit above train's)
+GRPOTrainer = pytest.importorskip("trl", reason="needs agentenv[rl]").GRPOTrainer
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
