@@ -12,6 +12,10 @@ connection.  Usage::
 
     python benchmarks/server_throughput.py [--env maze] [--seconds 5] [--out results.json]
 
+``--workers N`` measures instead the server run on one process against the same server run with
+``agentenv serve --workers N`` (both up at once, phases alternating, ``--rounds`` times): steps/s, p99 and
+errors of ``--clients`` clients (64 by default).
+
 ``--compare REF`` measures instead this checkout's server against the server of git revision ``REF`` (a
 worktree of it, run by this venv's Python) in the same run, phases alternating: the median step over HTTP
 with one client and the steps/s of 64 clients, each ``--rounds`` times.
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import ssl
@@ -94,47 +99,104 @@ def http_latency(env_name: str, url: str, steps: int) -> float:
     return statistics.median(latencies)
 
 
-class Load:
-    """Many clients stepping for a fixed time; each records its step latencies and errors."""
+class HttpxClient:
+    """One simulated client: an httpx keep-alive connection (what the project's and most clients use)."""
 
-    def __init__(self, base: str, seconds: float) -> None:
+    def __init__(self, base: str) -> None:
+        self.http = httpx.AsyncClient(base_url=base, timeout=60, verify=TLS)
+
+    async def post(self, route: str, body: object = None) -> tuple[int, object]:
+        answer = await self.http.post(route, json=body)
+        return answer.status_code, answer.json()
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+
+class RawClient:
+    """One simulated client on a bare keep-alive HTTP/1.1 connection (asyncio streams): a tenth of httpx's CPU
+    per request, so that a load generator on the same cores leaves them to the servers it measures.  It
+    speaks only what these servers answer: a status line, headers with ``Content-Length``, a JSON body."""
+
+    def __init__(self, base: str) -> None:
+        url = httpx.URL(base)
+        self.host, self.port, self.prefix = url.host, url.port, url.path.rstrip("/")
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def post(self, route: str, body: object = None) -> tuple[int, object]:
+        if self.streams is None:
+            self.streams = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self.streams
+        data = b"" if body is None else json.dumps(body).encode()
+        writer.write(b"POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                     % ((self.prefix + route).encode(), self.host.encode(), len(data), data))
+        status = int((await reader.readline()).split()[1])
+        length = 0
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        return status, json.loads(await reader.readexactly(length)) if length else None
+
+    async def close(self) -> None:
+        if self.streams is not None:
+            self.streams[1].close()
+
+
+class Load:
+    """Many clients stepping for a fixed time; each records its step latencies and errors.  ``client``:
+    ``httpx`` (an httpx connection per client) or ``raw`` (:class:`RawClient`)."""
+
+    def __init__(self, base: str, seconds: float, client: str = "httpx") -> None:
         self.base = base
         self.seconds = seconds
+        self.client = {"httpx": HttpxClient, "raw": RawClient}[client]
         self.latencies: list[float] = []
         self.errors = 0
         self.churned = 0
 
     async def stepper(self, k: int, tasks: list[int], actions: list[str], stop: float) -> None:
         rng = random.Random(k)
-        async with httpx.AsyncClient(base_url=self.base, timeout=60, verify=TLS) as http:
-            sid = (await http.post("/create")).json()["id"]
-            await http.post("/reset", json={"id": sid, "data_idx": rng.choice(tasks)})
+        http = self.client(self.base)
+        try:
+            _, created = await http.post("/create", {})
+            sid = created if isinstance(created, int) else created["id"]
+            await http.post("/reset", {"id": sid, "data_idx": rng.choice(tasks)})
             while time.perf_counter() < stop:
                 start = time.perf_counter()
-                answer = await http.post("/step", json={"id": sid, "action": rng.choice(actions)})
+                status, answer = await http.post("/step", {"id": sid, "action": rng.choice(actions)})
                 self.latencies.append(time.perf_counter() - start)
-                if answer.status_code != 200:
+                if status != 200 or "error" in answer:  # AgentGym's servers answer errors 200 {"error": ...}
                     self.errors += 1
-                elif answer.json()["done"]:
-                    await http.post("/reset", json={"id": sid, "data_idx": rng.choice(tasks)})
-            await http.post("/close", json={"id": sid})
+                elif answer["done"]:
+                    await http.post("/reset", {"id": sid, "data_idx": rng.choice(tasks)})
+            await http.post("/close", {"id": sid})
+        finally:
+            await http.close()
 
     async def churner(self, tasks: list[int], stop: float) -> None:
-        async with httpx.AsyncClient(base_url=self.base, timeout=60, verify=TLS) as http:
+        http = self.client(self.base)
+        try:
             while time.perf_counter() < stop:
-                sid = (await http.post("/create")).json()["id"]
-                await http.post("/reset", json={"id": sid, "data_idx": random.choice(tasks)})
-                if (await http.post("/close", json={"id": sid})).status_code != 200:
+                _, created = await http.post("/create", {})
+                sid = created if isinstance(created, int) else created["id"]
+                await http.post("/reset", {"id": sid, "data_idx": random.choice(tasks)})
+                if (await http.post("/close", {"id": sid}))[0] != 200:
                     self.errors += 1
                 self.churned += 1
+        finally:
+            await http.close()
 
     async def bare(self, stop: float) -> None:
-        async with httpx.AsyncClient(base_url=self.base, timeout=60, verify=TLS) as http:
+        http = self.client(self.base)
+        try:
             while time.perf_counter() < stop:
                 start = time.perf_counter()
-                answer = await http.post("/constant")
+                status, _ = await http.post("/constant")
                 self.latencies.append(time.perf_counter() - start)
-                self.errors += answer.status_code != 200
+                self.errors += status != 200
+        finally:
+            await http.close()
 
     def run(self, clients: int, *, tasks: list[int] = (), actions: list[str] = (), churn: bool = False,
             bare: bool = False) -> dict[str, float]:
@@ -223,7 +285,7 @@ def compare(args: argparse.Namespace, tasks: list[int], actions: list[str], cons
         for _ in range(args.rounds):
             for name, base in bases.items():
                 figures[name]["http_ms"].append(1000 * raw_http_latency(base, tasks[0], actions, args.latency_steps))
-                load = Load(base, args.seconds).run(64, tasks=tasks, actions=actions)
+                load = Load(base, args.seconds, args.client).run(64, tasks=tasks, actions=actions)
                 figures[name]["steps_per_s"].append(load["per_s"])
                 figures[name]["p99_ms"].append(load["p99_ms"])
                 figures[name]["errors"].append(load["errors"])
@@ -242,11 +304,50 @@ def compare(args: argparse.Namespace, tasks: list[int], actions: list[str], cons
         write_json(args.out, {"env": args.env, "baseline": args.compare, "servers": summary})
 
 
+def compare_workers(args: argparse.Namespace, tasks: list[int], actions: list[str], console: Console) -> None:
+    """One process against ``args.workers`` processes on one port, phases alternating."""
+    group = server_of(args.env)
+    names = ["1 process", f"--workers {args.workers}"]
+    figures: dict[str, list[dict[str, float]]] = {name: [] for name in names}
+    with ServerProcesses([group], ports={group: free_port()}) as one, \
+            ServerProcesses([group], ports={group: free_port()}, extra_args=["--workers", str(args.workers)]) as many:
+        bases = dict(zip(names, (f"{one[group]}/{args.env}", f"{many[group]}/{args.env}"), strict=True))
+        for _ in range(args.rounds):
+            for name, base in bases.items():
+                figures[name].append(Load(base, args.seconds, args.client).run(args.clients, tasks=tasks, actions=actions)
+                                     | {"load_avg_1m": os.getloadavg()[0]})
+    table = Table(title=f"{args.env} server, {args.clients} clients: 1 process against --workers {args.workers} "
+                        f"({args.rounds} rounds of {args.seconds:g} s, alternating; {os.cpu_count()} cores)")
+    for column in ("server", "steps/s (median)", "each round", "p99 (median)", "errors", "load avg"):
+        table.add_column(column)
+    summary = {}
+    for name, runs in figures.items():
+        rates = [r["per_s"] for r in runs]
+        summary[name] = {"steps_per_s": statistics.median(rates), "p99_ms": statistics.median(r["p99_ms"] for r in runs),
+                         "errors": sum(r["errors"] for r in runs), "runs": runs}
+        table.add_row(name, f"{summary[name]['steps_per_s']:.0f}", " ".join(f"{v:.0f}" for v in rates),
+                      f"{summary[name]['p99_ms']:.0f} ms", str(summary[name]["errors"]),
+                      " ".join(f"{r['load_avg_1m']:.1f}" for r in runs))
+    ratio = summary[names[1]]["steps_per_s"] / summary[names[0]]["steps_per_s"]
+    table.add_row("ratio", f"{ratio:.2f}", "", "", "", "")
+    console.print(table)
+    if args.out:
+        write_json(args.out, {"env": args.env, "clients": args.clients, "workers": args.workers,
+                              "seconds_per_phase": args.seconds, "servers": summary, "ratio": ratio,
+                              "cpus": os.cpu_count()})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", default="maze", choices=installed_envs())
     parser.add_argument("--seconds", type=float, default=5.0, help="length of each load phase")
     parser.add_argument("--latency-steps", type=int, default=2000)
+    parser.add_argument("--workers", type=int, default=0, help="measure 1 process against this many workers")
+    parser.add_argument("--clients", type=int, default=64, help="--workers: concurrent clients")
+    parser.add_argument("--client", choices=["httpx", "raw"], default="httpx",
+                        help="the load generator's HTTP client: httpx, or a bare keep-alive connection (less CPU)")
+    parser.add_argument("--actions", help="the actions to step with, comma-separated (default: the first test "
+                        "task's available actions)")
     parser.add_argument("--compare", metavar="REF", help="measure against the server of this git revision")
     parser.add_argument("--rounds", type=int, default=3, help="--compare: alternating rounds per server")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
@@ -259,8 +360,13 @@ def main() -> None:
     probe.reset(tasks[0])
     actions = list(probe.available_actions() or [probe.expert_action().action])
     probe.close()
+    if args.actions:
+        actions = args.actions.split(",")
     if args.compare:
         compare(args, tasks, actions, console)
+        return
+    if args.workers:
+        compare_workers(args, tasks, actions, console)
         return
 
     results: dict[str, object] = {"env": args.env, "seconds_per_phase": args.seconds}
@@ -279,10 +385,10 @@ def main() -> None:
             over_http = http_latency(args.env, url, args.latency_steps)
             results["latency_ms"] = {"in_process": 1000 * inproc, "http": 1000 * over_http,
                                      "http_adds": 1000 * (over_http - inproc)}
-            results["load"] = [Load(base, args.seconds).run(n, tasks=tasks, actions=actions) for n in (1, 16, 64)]
+            results["load"] = [Load(base, args.seconds, args.client).run(n, tasks=tasks, actions=actions) for n in (1, 16, 64)]
             results["churn"] = {
-                "without": Load(base, args.seconds).run(16, tasks=tasks, actions=actions),
-                "with": Load(base, args.seconds).run(16, tasks=tasks, actions=actions, churn=True),
+                "without": Load(base, args.seconds, args.client).run(16, tasks=tasks, actions=actions),
+                "with": Load(base, args.seconds, args.client).run(16, tasks=tasks, actions=actions, churn=True),
             }
         deadline = time.monotonic() + 30
         while True:
@@ -300,7 +406,7 @@ def main() -> None:
                 http.post("/constant")
                 latencies.append(time.perf_counter() - start)
         results["latency_ms"]["bare_fastapi_http"] = 1000 * statistics.median(latencies)
-        results["bare_fastapi"] = Load(f"http://127.0.0.1:{bare_port}", args.seconds).run(64, bare=True)
+        results["bare_fastapi"] = Load(f"http://127.0.0.1:{bare_port}", args.seconds, args.client).run(64, bare=True)
     finally:
         bare_proc.terminate()
         bare_proc.wait()

@@ -24,7 +24,7 @@ from agentenv.env import EpisodicEnv, ExpertAction, StepResult, TaskRange, Wire
 from .duplicates import TRAIN_TEST_DUPLICATES
 from .levels import MAX_TASKS, level_of, short_name
 from .render import png_bytes
-from .world import FORWARD_IF_FREE, PICKABLE, View, facing, passable, plan_path, scan, standing_on
+from .world import FORWARD_IF_FREE, PICKABLE, Paths, View, facing, mark_seen, passable, scan, standing_on
 
 log = logging.getLogger(__name__)
 # minigrid prints every rejected level sample ("Sampling rejected: unreachable object ...") to stdout,
@@ -130,6 +130,9 @@ class BabyAIEnv(EpisodicEnv):
     def start(self, data_idx: int) -> str:
         level, seed = self.level_of(data_idx)
         self.env = self._level_at(level, seed)
+        # minigrid works out its image observation on every step (the most costly part of it); nothing here
+        # reads it: the text comes from scan().  Its reset has run, so its env checker has seen one.
+        self.env.gen_obs = _no_image
         self.level = level
         self.seen = np.zeros((self.env.width, self.env.height), dtype=bool)
         self.mission = self.env.mission
@@ -176,6 +179,8 @@ class BabyAIEnv(EpisodicEnv):
         reward, terminated, truncated = 0.0, False, False
         self._cut = ""  # why the plan stopped early: "blocked" (a step past a door) or "ended"
         for i, low in enumerate(plan):
+            if i:  # every cell seen on the way counts as seen (the last pose's, by _look)
+                mark_seen(self.env, self.seen)
             if low == FORWARD_IF_FREE:
                 if not passable(self.env.grid.get(*self.env.front_pos)):
                     self._cut = "blocked"
@@ -183,7 +188,6 @@ class BabyAIEnv(EpisodicEnv):
                 low = Actions.forward
             _, r, terminated, truncated, _ = self.env.step(low)
             reward += float(r)
-            scan(self.env, self.seen)  # every cell passed on the way counts as seen
             if terminated or truncated:
                 self._cut = "ended" if i < len(plan) - 1 else ""
                 break
@@ -267,8 +271,9 @@ class BabyAIEnv(EpisodicEnv):
         if passable(front):
             actions["move forward"] = [Actions.forward]
         carrying = env.carrying
+        paths = Paths(env, self.seen)
         for thing in view.things:
-            to_face = plan_path(env, self.seen, facing(thing.pos))
+            to_face = paths.to(facing(thing.pos))
             if to_face is None:
                 continue
             if to_face:
@@ -278,7 +283,7 @@ class BabyAIEnv(EpisodicEnv):
             if thing.type != "door":
                 continue
             if thing.state == "open":
-                onto = plan_path(env, self.seen, standing_on(thing.pos))
+                onto = paths.to(standing_on(thing.pos))
                 if onto is not None:
                     actions[f"go through {thing.name}"] = onto + [FORWARD_IF_FREE]
             elif thing.state == "closed" or (
@@ -362,6 +367,11 @@ class BabyAIEnv(EpisodicEnv):
             wrapped.close()
         self._envs.clear()
         self.env = None
+
+
+def _no_image(*args: Any, **kwargs: Any) -> None:
+    """Stands in for minigrid's ``gen_obs`` (see ``BabyAIEnv.start``)."""
+    return None
 
 
 def _n(distance: int) -> str:

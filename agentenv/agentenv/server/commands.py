@@ -41,6 +41,8 @@ def _add_server_options(p: argparse.ArgumentParser) -> None:
                    help="a full server closes the least recently used session idle this long for a new client")
     p.add_argument("--deadline", type=seconds,
                    help="seconds one env call may take before its session is ended, 504 (default: the env's own)")
+    p.add_argument("--workers", type=whole_number(1), default=1,
+                   help="processes serving on the one port, each session kept on its own (docs/protocol.md, Workers)")
     p.add_argument("--token", default=None,
                    help="require 'Authorization: Bearer TOKEN'; better set AGENTENV_TOKEN, which ps does not show")
 
@@ -54,7 +56,7 @@ def _named_port(text: str) -> tuple[str, int]:
 
 def _server_settings(args: argparse.Namespace) -> dict[str, object]:
     return {"max_sessions": args.max_sessions, "ttl_s": args.ttl, "evict_idle_s": args.evict_idle,
-            "deadline_s": args.deadline, "token": args.token}
+            "deadline_s": args.deadline, "token": args.token, "workers": args.workers}
 
 
 def _list(args: argparse.Namespace) -> int:

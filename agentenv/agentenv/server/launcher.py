@@ -45,10 +45,12 @@ def serve(
     host: str = "127.0.0.1",
     port: int | None = None,
     log_level: str = "warning",
+    workers: int = 1,
     **settings: Any,
 ) -> None:
-    """Serve env ``name`` (or a server group such as ``lmrlgym``) until interrupted; ``settings`` are
-    :func:`~agentenv.server.app.create_app`'s (``max_sessions``, ``ttl_s``, ``deadline_s``, ``token`` ...)."""
+    """Serve env ``name`` (or a server group such as ``lmrlgym``) until interrupted, on ``workers`` processes
+    (:mod:`agentenv.server.workers`); ``settings`` are :func:`~agentenv.server.app.create_app`'s
+    (``max_sessions``, ``ttl_s``, ``deadline_s``, ``token`` ...)."""
     import uvicorn
 
     if PARENT_PID_VAR in os.environ:  # started by ServerProcesses: do not outlive it
@@ -58,16 +60,22 @@ def serve(
     port = port or default_port(name)
     if _port_in_use(host, port):
         raise SystemExit(f"error: port {port} on {host} is already in use: stop what listens there, or give --port")
+    if workers > 1:
+        from .workers import serve_workers
+
+        serve_workers(envs, host=host, port=port, workers=workers, log_level=log_level, **settings)
+        return
     app = create_app(envs, **settings)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
 
 
 def server_arguments(
     *, max_sessions: int | None = None, ttl_s: float | None = None, evict_idle_s: float | None = None,
-    deadline_s: float | None = None,
+    deadline_s: float | None = None, workers: int | None = None,
 ) -> list[str]:
     """``agentenv serve`` options for these settings (the ones given)."""
-    pairs = [("--max-sessions", max_sessions), ("--ttl", ttl_s), ("--evict-idle", evict_idle_s), ("--deadline", deadline_s)]
+    pairs = [("--max-sessions", max_sessions), ("--ttl", ttl_s), ("--evict-idle", evict_idle_s), ("--deadline", deadline_s),
+             ("--workers", workers)]
     return [arg for flag, value in pairs if value is not None for arg in (flag, str(value))]
 
 

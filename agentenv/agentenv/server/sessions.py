@@ -20,7 +20,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -95,7 +95,8 @@ class SessionPool:
         self.evict_idle_s = evict_idle_s
         self.deadline_s = deadline_s
         self.slots: dict[int, Slot] = {}
-        self._ids = itertools.count(first_session_id())
+        #: the ids this pool hands out, in order (each worker of a ``--workers`` server takes every N-th one)
+        self.ids: Iterator[int] = itertools.count(first_session_id())
         self._reserved = 0  # slots taken by sessions still being constructed
         self._stuck = 0  # sessions ended past their deadline whose call or close has not returned yet
         self._ended: OrderedDict[int, str] = OrderedDict()  # id -> why it ended (reaped, evicted, timed out)
@@ -163,7 +164,7 @@ class SessionPool:
             if self.held >= self.max_sessions:
                 raise ServerFull(f"server full: {self.max_sessions} live {self.env_cls.name} sessions; close one first")
             self._reserved += 1
-            session_id = next(self._ids)
+            session_id = next(self.ids)
         try:
             session = await self.call(LocalSession, self.env_cls, session_id)
         except Exception as exc:

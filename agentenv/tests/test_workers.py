@@ -1,0 +1,237 @@
+"""A server on several processes (``--workers``): real workers on one loopback port, real clients.
+
+Every session's answers must be its own (the observations name the session's task and count its steps),
+whether a client keeps its connections alive or opens a fresh one for every request (then most requests
+land on a worker that does not own the session and are forwarded); capacity, TTL, deadlines and ``/info``
+hold over all workers; stopping the server leaves no process behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import ClassVar
+
+import httpx
+import psutil
+import pytest
+
+from agentenv.client import EnvClient
+from agentenv.env import Environment, ExpertAction, StepResult, Wire
+from agentenv.server.launcher import ServerProcesses
+from agentenv.server.workers import owner_of, serve_workers, share, worker_session_ids
+from agentenv.testing import free_port
+
+
+class TallyEnv(Environment):
+    """Observations name the task and count the steps: ``task 7 step 3: <action>``; ``nap`` sleeps 5 s."""
+
+    name: ClassVar[str] = "tally"
+    splits: ClassVar[dict[str, range]] = {"test": range(0, 10_000)}
+    max_rounds: ClassVar[int] = 1000
+    instruction: ClassVar[str] = "Say anything."
+
+    def __init__(self) -> None:
+        self.task = self.steps = 0
+        self.last = ""
+
+    def reset(self, data_idx: int) -> str:
+        self.task, self.steps = data_idx, 0
+        self.last = f"task {data_idx} step 0"
+        return self.last
+
+    def step(self, action: str) -> StepResult:
+        if action == "nap":
+            time.sleep(5)
+        self.steps += 1
+        self.last = f"task {self.task} step {self.steps}: {action}"
+        return StepResult(self.last)
+
+    def observation(self) -> str:
+        return self.last
+
+    def expert_action(self) -> ExpertAction:
+        return ExpertAction("", "say hi")
+
+
+class TicketEnv(TallyEnv):
+    """AgentGym's "env_idx" family: ``env_idx`` names the session, ``id`` the task (as the tool envs do)."""
+
+    name: ClassVar[str] = "ticket"
+    wire: ClassVar[Wire] = Wire(family="env_idx", reset_field="id")
+
+
+@contextlib.contextmanager
+def serving(envs: list[type[Environment]], workers: int = 2, **settings: object) -> Iterator[str]:
+    """``serve_workers`` in a process of its own (as ``agentenv serve --workers`` runs it); on exit it is
+    sent SIGTERM, and every process it started must be gone."""
+    port = free_port()
+    supervisor = multiprocessing.get_context("spawn").Process(
+        target=serve_workers, args=(envs,), kwargs={"host": "127.0.0.1", "port": port, "workers": workers, **settings}
+    )
+    supervisor.start()
+    url = f"http://127.0.0.1:{port}"
+    tree: list[psutil.Process] = []
+    try:
+        _wait_healthy(url, supervisor.pid)
+        tree = psutil.Process(supervisor.pid).children(recursive=True)
+        assert len([p for p in tree if "resource_tracker" not in " ".join(p.cmdline())]) == workers
+        yield url
+    finally:
+        os.kill(supervisor.pid, signal.SIGTERM)
+        supervisor.join(30)
+        assert supervisor.exitcode == 0
+        _, alive = psutil.wait_procs(tree, timeout=10)
+        assert not alive, f"left behind: {alive}"
+
+
+def _wait_healthy(url: str, pid: int) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(f"{url}/health", timeout=5).json()["pid"] == pid:  # the supervisor's, from any worker
+                return
+        time.sleep(0.2)
+    raise TimeoutError(f"no healthy server at {url}")
+
+
+def test_worker_ids_name_their_worker_never_repeat_and_stay_below_2_53():
+    firsts = []
+    for count in (1, 2, 3, 7):
+        for index in range(count):
+            ids = worker_session_ids(index, count)
+            taken = [next(ids) for _ in range(50)]
+            assert all(owner_of(i, count) == index for i in taken)
+            assert taken == sorted(set(taken)) and all(i < 2**53 for i in taken)
+            firsts.append(taken[0])
+    assert worker_session_ids(0, 2).__next__() > max(firsts) - 10  # they start at the time of starting
+    assert [sum(share(total, i, n) for i in range(n)) for total in (0, 1, 5, 512) for n in (1, 2, 3)] == [
+        total for total in (0, 1, 5, 512) for _ in (1, 2, 3)
+    ]
+
+
+def _play(http: httpx.Client, url: str, env: str, task: int, steps: int) -> tuple[int, list[str]]:
+    """Create a session on ``task`` and step it."""
+    observations = []
+    sid = http.post(f"{url}/{env}/create", json={"data_idx": task}).json()["id"]
+    for k in range(steps):
+        answer = http.post(f"{url}/{env}/step", json={"id": sid, "action": f"say {k}"})
+        assert answer.status_code == 200, answer.text
+        observations.append(answer.json()["observation"])
+    observations.append(http.get(f"{url}/{env}/observation", params={"id": sid}).json())
+    return sid, observations
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["keep-alive", "fresh-connections"])
+def test_every_answer_belongs_to_its_own_session(fresh):
+    """One client's keep-alive pool for all sessions (as ``EnvClient``: a connection serves whichever session
+    asks next), or a new connection for every request (as AgentGym's clients, ``requests.post``)."""
+    with serving([TallyEnv, TicketEnv], max_sessions=64) as url, \
+            httpx.Client(timeout=60, headers={"Connection": "close"} if fresh else {}) as http:
+        tasks = list(range(100, 116))
+        with ThreadPoolExecutor(8) as pool:
+            played = list(pool.map(lambda t: _play(http, url, "tally", t, 12), tasks))
+        sids = [sid for sid, _ in played]
+        assert len(set(sids)) == len(sids) and {owner_of(s, 2) for s in sids} == {0, 1}
+        for task, (_, observations) in zip(tasks, played, strict=True):
+            expected = [f"task {task} step {k + 1}: say {k}" for k in range(12)]
+            assert observations == expected + [expected[-1]]
+        info = httpx.get(f"{url}/tally/info").json()
+        assert (info["live_sessions"], info["max_sessions"]) == (16, 64)
+
+        # the env_idx family: env_idx names the session, id the task, in AgentGym's bodies
+        for _ in range(6):
+            sid = httpx.post(f"{url}/ticket/create", json={}).json()
+            assert isinstance(sid, int)
+            reset = httpx.post(f"{url}/ticket/reset", json={"env_idx": sid, "id": 7})
+            assert reset.status_code == 200 and reset.json()["observation"] == "task 7 step 0"
+            step = httpx.post(f"{url}/ticket/step", json={"env_idx": sid, "id": 3, "action": "hi"})
+            assert step.json()["observation"] == "task 7 step 1: hi"
+            assert httpx.post(f"{url}/ticket/close", json={"env_idx": sid}).status_code == 200
+        assert httpx.get(f"{url}/ticket/info").json()["live_sessions"] == 0
+
+        closed = [httpx.post(f"{url}/tally/close", json={"id": s}).json() for s in sids]
+        assert closed == [{"closed": True, "id": s} for s in sids]
+        assert httpx.get(f"{url}/tally/info").json()["live_sessions"] == 0
+        gone = httpx.post(f"{url}/tally/step", json={"id": sids[0], "action": "x"})
+        assert gone.status_code == 404 and str(sids[0]) in gone.json()["error"]
+
+
+def test_capacity_is_the_servers_in_total():
+    with serving([TallyEnv], max_sessions=5) as url:
+        with ThreadPoolExecutor(5) as pool:  # at once, on fresh connections: some land on a full worker
+            created = list(pool.map(lambda _: httpx.post(f"{url}/create", json={"data_idx": 1}, timeout=60), range(5)))
+        assert [c.status_code for c in created] == [200] * 5
+        sids = [c.json()["id"] for c in created]
+        for _ in range(4):  # whichever worker a create lands on
+            full = httpx.post(f"{url}/create", json={})
+            assert full.status_code == 429 and "5 live tally sessions" in full.json()["error"]
+        info = httpx.get(f"{url}/info").json()
+        assert (info["live_sessions"], info["max_sessions"]) == (5, 5)
+        assert httpx.post(f"{url}/close", json={"id": sids[0]}).status_code == 200
+        again = [httpx.post(f"{url}/create", json={}) for _ in range(2)]
+        assert [a.status_code for a in again] == [200, 429]
+
+
+def test_deadlines_and_idle_reaping_per_worker_over_one_url():
+    with serving([TallyEnv], max_sessions=2, deadline_s=0.5, ttl_s=8.0) as url, httpx.Client(timeout=60) as http:
+        stuck, other = (http.post(f"{url}/create", json={"data_idx": t}).json()["id"] for t in (1, 2))
+        assert {owner_of(stuck, 2), owner_of(other, 2)} == {0, 1}  # one worker each: both are full
+        assert http.post(f"{url}/step", json={"id": stuck, "action": "nap"}).status_code == 504
+        assert http.post(f"{url}/step", json={"id": stuck, "action": "x"}).status_code == 404
+        # the stuck call holds its place until it returns (5 s): the server stays full meanwhile
+        assert http.post(f"{url}/create", json={}).status_code == 429
+        deadline = time.monotonic() + 60
+        while http.get(f"{url}/info").json()["live_sessions"] and time.monotonic() < deadline:
+            time.sleep(0.2)  # `other`, idle over the TTL, is reaped by its worker
+        reaped = http.post(f"{url}/step", json={"id": other, "action": "x"})
+        assert reaped.status_code == 404 and "idle longer than 8 s" in reaped.json()["error"]
+        assert [http.post(f"{url}/create", json={}).status_code for _ in range(3)] == [200, 200, 429]
+
+
+def test_the_token_is_checked_by_the_worker_that_answers():
+    with serving([TallyEnv], token="s3cret") as url:
+        headers = {"Authorization": "Bearer s3cret"}
+        sids = [httpx.post(f"{url}/create", json={}, headers=headers).json()["id"] for _ in range(6)]
+        for sid in sids:
+            assert httpx.post(f"{url}/step", json={"id": sid, "action": "x"}).status_code == 401
+            assert httpx.get(f"{url}/info").status_code == 401
+            assert httpx.post(f"{url}/reset", json={"id": sid, "data_idx": 3}, headers=headers).status_code == 200
+
+
+def test_agentenv_up_with_workers_serves_maze_and_wordle_on_one_port_and_stops_them_all():
+    port = free_port()
+    servers = ServerProcesses(["lmrlgym"], ports={"lmrlgym": port}, extra_args=["--workers", "2"])
+    with servers as urls:
+        url = urls["lmrlgym"]
+        supervisor = psutil.Process(servers.procs["lmrlgym"].pid)
+        tree = supervisor.children(recursive=True)
+        listening = [c.pid for c in psutil.net_connections("tcp") if c.laddr.port == port and c.status == "LISTEN"]
+        assert sorted(listening) == sorted(p.pid for p in tree if p.pid in listening) and len(listening) == 2
+        errors: list[BaseException] = []
+
+        def play(env: str, task: int) -> None:
+            try:
+                with EnvClient(env, url) as client, client.session(task) as session:
+                    for action in ("move up", "crane", "move left", "slate", "move down") * 2:
+                        if session.step(action).done:
+                            break
+                    assert session.detail()["data_idx"] == task
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=play, args=(env, t)) for env in ("maze", "wordle") for t in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
+        assert EnvClient("maze", url).info()["live_sessions"] == 0
+    _, alive = psutil.wait_procs([supervisor, *tree], timeout=10)
+    assert not alive
