@@ -3,7 +3,7 @@
 The GPU figures of issue 4 (SmolLM2-135M in bf16 under DeepSpeed ZeRO-2), on a machine with a GPU:
 
     python benchmarks/train_throughput.py --model smollm2 --deepspeed examples/deepspeed/zero2.json \\
-        --steps 40 --batch-size 8 --out docs/benchmarks/train_throughput_gpu.json
+        --steps 40 --batch-size 8 --out benchmarks/results/train_throughput_gpu.json
 
 The same command runs on CPU (fp32, gloo; DeepSpeed only with ``--nproc 2`` or more, see
 docs/training.md), e.g. ``--model tiny --nproc 2 --steps 8`` as a check that it works.  The data are the

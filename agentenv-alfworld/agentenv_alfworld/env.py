@@ -79,7 +79,7 @@ class AlfWorldEnv(EpisodicEnv):
     )
     blocking: ClassVar[bool] = True
     #: a live session holds a TextWorld game (a few MiB resident) and a copy of Fast Downward's library, a
-    #: 33 MB file in the temporary folder (RAM where /tmp is a tmpfs): docs/benchmarks/alfworld.md
+    #: 33 MB file in the temporary folder (RAM where /tmp is a tmpfs): docs/benchmarks.md, ALFWorld
     max_sessions: ClassVar[int | None] = 64
     #: a process runs one engine call at a time (see :mod:`.engine`): a call may wait behind many others
     call_deadline_s: ClassVar[float] = 300.0

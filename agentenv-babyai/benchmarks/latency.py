@@ -3,14 +3,18 @@
     python agentenv-babyai/benchmarks/latency.py [--tasks 400] [--sessions 100]
 
 Plays the first ``--tasks`` tasks of the test split with the expert (max_rounds rounds each) and reports
-the expert's success rate, median reset / step / expert-call times, and the memory of ``--sessions``
-live envs each reset to a different level (tracemalloc and RSS growth, divided by their number).
+the expert's success rate, median reset / step / expert-call times; then the same tasks with seeded random
+primitive actions (turn left / turn right / move forward, ``--primitive-steps`` per task), whose step is
+the env's lightest; and the memory of ``--sessions`` live envs each reset to a different level
+(tracemalloc and RSS growth, divided by their number).  Run it with ``PYTHONPATH`` naming another
+checkout's ``agentenv-babyai`` to time that version on the same episodes.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import random
 import statistics
 import time
 import tracemalloc
@@ -28,6 +32,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=400)
     parser.add_argument("--sessions", type=int, default=100)
+    parser.add_argument("--primitive-steps", type=int, default=20)
     args = parser.parse_args()
     test = BabyAIEnv.splits["test"]
     env = BabyAIEnv()
@@ -54,6 +59,18 @@ def main() -> None:
     print(f"reset:       {_ms(resets)}")
     print(f"step:        {_ms(steps)}")
     print(f"expert call: {_ms(experts)}")
+
+    rng, primitive = random.Random(0), []
+    for idx in range(test.start, min(test.stop, test.start + args.tasks)):
+        env.reset(idx)
+        for _ in range(args.primitive_steps):
+            action = rng.choice(["turn left", "turn right", "move forward"])
+            t = time.perf_counter()
+            result = env.step(action)
+            primitive.append(time.perf_counter() - t)
+            if result.done:
+                break
+    print(f"primitive step: {_ms(primitive)}")
 
     gc.collect()
     before = rss_bytes()

@@ -113,7 +113,7 @@ class WebArenaEnv(EpisodicEnv):
     )
     #: each live session holds a browser context of the shared Chromium (two renderer processes, 67 MiB of
     #: proportional memory measured on the bundled sites; a Chromium of its own would cost 158 MiB:
-    #: docs/benchmarks/webarena.md), so 64 sessions take about 4.3 GiB
+    #: docs/benchmarks.md, WebArena), so 64 sessions take about 4.3 GiB
     max_sessions: ClassVar[int] = 64
     viewport_only: ClassVar[bool] = os.environ.get(VIEWPORT_ENV_VAR, "") == "1"
 

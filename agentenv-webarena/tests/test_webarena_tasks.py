@@ -56,7 +56,7 @@ def play_expert(env_cls, index: int) -> tuple[float, int]:
 def test_the_expert_solves_a_task_of_every_site_and_kind(runtime):
     """One task per task type (site and kind: information, navigation, content), so that every evaluator
     and every site is played end to end.  All 71 are played by ``agentenv eval --agent expert --env
-    webarena`` (docs/benchmarks/webarena.md): the whole set here would take most of a CI run."""
+    webarena`` (docs/benchmarks.md, WebArena): the whole set here would take most of a CI run."""
     firsts: dict[tuple[tuple[str, ...], str], int] = {}
     for index, config in enumerate(WebArenaEnv.tasks.bundled):
         firsts.setdefault((tuple(config["sites"]), config["eval"]["eval_types"][0]), index)
