@@ -3,7 +3,7 @@
 #
 #   make demo                                   # first: leaves runs/demo/agentevol/iter_0/model and runs/demo/plan.json
 #   bash examples/grpo_babyai_cpu.sh            # then: held-out success before, GRPO, held-out success after
-#   STEPS=40 LR=2e-5 bash examples/grpo_babyai_cpu.sh
+#   STEPS=24 LR=5e-5 bash examples/grpo_babyai_cpu.sh
 #
 # It serves BabyAI on a free port, scores the BC agent greedily on the demo's held-out tasks (its 200 unseen
 # seeds), trains with GRPO on the demo's exploration tasks (training seeds: groups of 4 episodes per task, the
@@ -16,8 +16,8 @@ PY=${PYTHON:-.venv/bin/python}
 BC=${BC:-runs/demo/agentevol/iter_0/model}
 PLAN=${PLAN:-runs/demo/plan.json}
 OUT=${OUT:-runs/grpo-babyai}
-STEPS=${STEPS:-24}
-LR=${LR:-1e-5}
+STEPS=${STEPS:-8}
+LR=${LR:-1e-4}
 [ -f "$BC/config.json" ] && [ -f "$PLAN" ] || { echo "no $BC or $PLAN: run 'make demo' first" >&2; exit 1; }
 mkdir -p "$OUT"
 
@@ -36,6 +36,6 @@ episodes=(--max-rounds 10 --max-new-tokens 64)
   --concurrency 32 --no-progress --out "$OUT/before.jsonl"
 "$PY" -m agentenv.cli train grpo --model "$BC" --env babyai --url "babyai=$url" --train-tasks $train "${episodes[@]}" \
   --num-generations 4 --batch-size 16 --max-steps "$STEPS" --learning-rate "$LR" --lr-scheduler constant \
-  --warmup-ratio 0 --temperature 1.0 --concurrency 16 --max-length 2048 --save-every 4 --output-dir "$OUT/model"
+  --warmup-ratio 0 --temperature 1.0 --concurrency 16 --max-length 1536 --save-every 4 --output-dir "$OUT/model"
 "$PY" -m agentenv.cli eval --agent "hf:$OUT/model" --env babyai --url "$url" --indices "$held_out" "${episodes[@]}" \
   --concurrency 32 --no-progress --out "$OUT/after.jsonl"
