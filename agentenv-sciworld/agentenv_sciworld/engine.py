@@ -13,6 +13,7 @@ present it first, so no other local process can drive the simulator (or any Java
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -21,6 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import psutil
 from py4j.java_gateway import GatewayParameters, JavaGateway, launch_gateway
 from scienceworld.constants import BASEPATH, JAR_PATH
 
@@ -123,25 +125,28 @@ class Engine:
 
     # --- lifetime ------------------------------------------------------------------------------------
     def close(self, timeout: float = 5.0) -> None:
-        """Stop the JVM and wait until its process has ended (killed if it does not exit in time)."""
+        """End the JVM and wait until its process has gone: EOF on its stdin (``--die-on-broken-pipe``), then
+        SIGKILL after ``timeout`` s.  Nothing here waits on the JVM's answer: a JVM that hangs or was
+        stopped (``kill -STOP``) must not hold a closing session (issue 28), so py4j's own ``shutdown``,
+        which asks the JVM and reads its reply, is not used; only the client side of the gateway is closed."""
         with self._close_lock:
             if self._closed:
                 return
             self._closed = True
         try:
-            self._gateway.shutdown()
-        except Exception:  # the JVM may already be gone; ending the process below is what matters
-            pass
-        try:
             if self.process.stdin and not self.process.stdin.closed:
-                self.process.stdin.close()  # --die-on-broken-pipe: the JVM exits on EOF
+                self.process.stdin.close()
         except OSError:
             pass
+        if _stopped(self.process.pid):  # a stopped process cannot exit on EOF: do not wait for it
+            self.process.kill()
         try:
             self.process.wait(timeout)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout)
+        with contextlib.suppress(Exception):  # the JVM is gone: this only closes our sockets
+            self._gateway.close()
         if self._tree_dir is not None:
             shutil.rmtree(self._tree_dir, ignore_errors=True)
 
@@ -160,3 +165,11 @@ class Engine:
             self.close(timeout=1.0)
         except Exception:
             pass
+
+
+def _stopped(pid: int) -> bool:
+    """Whether process ``pid`` is stopped (SIGSTOP, a debugger) rather than running or sleeping."""
+    try:
+        return psutil.Process(pid).status() in (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP)
+    except psutil.Error:
+        return False
