@@ -63,6 +63,8 @@ class SciWorldEnv(EpisodicEnv):
     max_steps: ClassVar[int] = 300
     #: the gold paths need up to ~180 rounds, so the expert agent gets the whole step budget
     expert_max_rounds: ClassVar[int | None] = 300
+    #: a JVM per session and gold paths of hundreds of actions: a smaller standard dataset (AgentTraj-L: 2,120)
+    dataset_size: ClassVar[int] = 200
     task_text: ClassVar[str] = TASK_TEXT
     port: ClassVar[int] = 36004
     client: ClassVar[str | None] = "agentenv_sciworld.client:SciWorldClient"

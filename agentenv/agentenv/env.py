@@ -151,6 +151,9 @@ class Environment(ABC):
     #: rounds the expert agent gets when none are asked for (``None``: ``max_rounds``); for envs whose
     #: expert paths run longer than an agent's budget, such as ScienceWorld's gold paths
     expert_max_rounds: ClassVar[int | None] = None
+    #: train tasks of it in a collected dataset (``agentenv collect --out-dataset``, like AgentTraj-L); set
+    #: it lower where an episode is slow (a JVM, a browser)
+    dataset_size: ClassVar[int] = 1000
     #: the ReAct instruction prompt shown as the first human turn; set it whole, or set ``task_text`` and
     #: it becomes ``task_text`` + the shared reply-format tail (:func:`agentenv.react.reply_format`)
     instruction: ClassVar[str]

@@ -5,6 +5,7 @@
     agentenv eval --agent expert --env textcraft --split test --indices 5:10 --out runs/tc.jsonl
     agentenv collect --env maze wordle --split train --out data/expert.jsonl
     agentenv collect --env maze --local --split train --out data/maze_expert.jsonl
+    agentenv collect --env all --out-dataset data/agenttraj     # a Hugging Face datasets folder
 
 Server URLs default to each env's registered port on 127.0.0.1 (or ``$AGENTENV_<ENV>_URL``); ``--url URL``
 gives the servers for every env named, ``--url NAME=URL`` for one.  ``--local`` runs the environments in
@@ -48,7 +49,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("collect", help="collect expert trajectories (resumable)",
                        formatter_class=HelpWithDefaults)
-    _add_task_options(p, default_split="train")
+    _add_task_options(p, default_split="train", out_required=False)
+    p.add_argument("--out-dataset", type=Path, metavar="DIR",
+                   help="write a Hugging Face datasets folder instead (parquet shards and a card); without a task "
+                   "option each env plays its standard number of train tasks (its dataset_size); --env all: every env")
     p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: each env's expert's own)")
     p.add_argument("--seed", type=int, default=0, help="seeds --sample")
     p.set_defaults(func=run_collect)
@@ -59,7 +63,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_compare)
 
 
-def _add_task_options(p: argparse.ArgumentParser, default_split: str) -> None:
+def _add_task_options(p: argparse.ArgumentParser, default_split: str, out_required: bool = True) -> None:
     p.add_argument("--env", "--envs", action=ListOption, deprecated="--envs", required=True, metavar="ENV",
                    help="environments: names, space- or comma-separated")
     p.add_argument("--url", "--urls", action=ListOption, deprecated="--urls", default=[], metavar="URL",
@@ -74,7 +78,7 @@ def _add_task_options(p: argparse.ArgumentParser, default_split: str) -> None:
     p.add_argument("--limit", type=_positive_int, help="the first this many of the chosen tasks per env")
     p.add_argument("--concurrency", type=_positive_int, default=16,
                    help="episodes run at once (vLLM: high; llama.cpp and other one-slot servers: 1)")
-    p.add_argument("--out", required=True, type=_jsonl_path, help="results file (AgentTraj JSONL, .jsonl)")
+    p.add_argument("--out", required=out_required, type=_jsonl_path, help="results file (AgentTraj JSONL, .jsonl)")
     p.add_argument("--no-progress", action="store_true", help="no live progress bar (for logs)")
     p.set_defaults(default_split=default_split)
 
@@ -164,20 +168,57 @@ def run_collect(args: argparse.Namespace) -> int:
     from agentenv.controller.evaluator import evaluate
     from agentenv.controller.expert import ExpertAgent
 
+    if (args.out is None) == (args.out_dataset is None):
+        raise ValueError("give --out FILE.jsonl or --out-dataset DIR (one of them)")
+    if args.env == ["all"]:
+        from agentenv.registry import installed_envs
+
+        args.env = installed_envs()
+    sizes = {}
+    if args.out_dataset is not None:
+        from agentenv.data.export import raw_path
+
+        args.out = str(raw_path(args.out_dataset))
+        if args.indices is None and args.sample is None and args.limit is None:
+            sizes = _dataset_sizes(args.env)
     sources = env_sources(args.env, args)
     try:
-        tasks = _tasks(sources, args)
+        tasks = _tasks(sources, args, sizes)
         with ExpertAgent(concurrency=args.concurrency) as agent:
-            return _finish(
-                args,
-                lambda: evaluate(
+
+            def run():
+                report = evaluate(
                     agent, tasks, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds,
                     temperature=None, progress=not args.no_progress, sources=sources,
-                ),
-            )
+                )
+                if args.out_dataset is not None:
+                    _write_dataset(args.out_dataset, tasks, sources, agent.name)
+                return report
+
+            return _finish(args, run)
     finally:
         for source in sources.values():
             source.close()
+
+
+def _dataset_sizes(envs: list[str]) -> dict[str, int]:
+    """Each env's standard number of dataset tasks (its class's ``dataset_size``)."""
+    from agentenv.registry import env_class
+
+    return {env: env_class(env).dataset_size for env in envs}
+
+
+def _write_dataset(folder: Path, tasks: list, sources: dict[str, EnvSource], expert: str) -> None:
+    """Turn the run's episodes (the latest of each of its tasks) into the dataset folder and say what it holds."""
+    from agentenv.data.export import raw_path, write_dataset
+    from agentenv.data.trajectory import read_trajectories
+
+    wanted = {f"{t.env}_{t.data_idx}" for t in tasks}
+    latest = {t.item_id: t for t in read_trajectories(raw_path(folder)) if t.item_id in wanted}
+    versions = {env: str(source.info().get("version", "")) for env, source in sources.items()}
+    counts = write_dataset(folder, latest.values(), expert=expert, env_versions=versions)
+    listing = ", ".join(f"{env} {c['kept']}" for env, c in counts.items())
+    print(f"{sum(c['kept'] for c in counts.values())} trajectories in {folder} ({listing})", file=sys.stderr)
 
 
 @_one_line_errors
@@ -262,9 +303,10 @@ def parse_indices(text: str) -> list[int]:
     return indices
 
 
-def _tasks(sources: dict[str, EnvSource], args: argparse.Namespace) -> list:
-    """The run's tasks over every env (:func:`~agentenv.controller.selection.select_tasks`); a selection
-    that reaches outside the default split is announced on stderr."""
+def _tasks(sources: dict[str, EnvSource], args: argparse.Namespace, sizes: dict[str, int] | None = None) -> list:
+    """The run's tasks over every env (:func:`~agentenv.controller.selection.select_tasks`; ``sizes``: a
+    sample size per env instead of ``--sample``); a selection that reaches outside the default split is
+    announced on stderr."""
     from agentenv.controller.evaluator import EvalTask
     from agentenv.controller.selection import select_tasks
 
@@ -272,7 +314,7 @@ def _tasks(sources: dict[str, EnvSource], args: argparse.Namespace) -> list:
     for env, source in sources.items():
         chosen = select_tasks(
             env, source, default_split=args.default_split, split=args.split, indices=args.indices,
-            sample=args.sample or 0, limit=args.limit or 0, seed=getattr(args, "seed", 0),
+            sample=(sizes or {}).get(env, args.sample or 0), limit=args.limit or 0, seed=getattr(args, "seed", 0),
         )
         for warning in chosen.warnings:
             print(f"warning: {warning}", file=sys.stderr)

@@ -209,6 +209,7 @@ class Rollout:
             return
         ep.rounds += 1
         ep.score, ep.success, ep.done = float(out.score), bool(out.success), bool(out.done)
+        ep.meta.setdefault("rewards", []).append(float(out.reward))  # each round's reward (the viewer shows them)
         ep.trajectory.add_observation(out.observation)
         if ep.done:
             ep.stop("done")

@@ -1,15 +1,16 @@
 """AgentTraj files as a Hugging Face ``datasets.Dataset``.
 
 Any mix of ``.json`` (a list, as AgentGym releases AgentTraj / AgentTraj-L) and ``.jsonl`` files (one
-trajectory a line, as our evaluator writes them) loads into one dataset with a fixed schema, so files with
-and without our extra fields (``reward``, ``env``, ...) combine.  ``meta`` travels as a JSON string.
+trajectory a line, as our evaluator writes them), and of dataset folders (``agentenv collect --out-dataset``:
+parquet shards, :mod:`agentenv.data.export`), loads into one dataset with a fixed schema, so files with and
+without our extra fields (``reward``, ``env``, ...) combine.  ``meta`` travels as a JSON string.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,10 +80,22 @@ def trajectories_to_dataset(trajectories: Iterable[Trajectory]):
     return datasets.Dataset.from_list([trajectory_to_row(t) for t in trajectories], features=trajectory_features())
 
 
+def iter_trajectories(paths: PathLike | Iterable[PathLike], unscored_reward: float = 0.0) -> Iterator[Trajectory]:
+    """The trajectories of AgentTraj JSON / JSONL files, folders of them, and dataset folders written by
+    ``agentenv collect --out-dataset`` (:mod:`agentenv.data.export`)."""
+    from agentenv.data.export import is_dataset_folder, read_dataset_folder
+
+    for path in [paths] if isinstance(paths, (str, os.PathLike)) else paths:
+        if is_dataset_folder(path):
+            yield from read_dataset_folder(path)
+        else:
+            for f in expand_paths(path):
+                yield from read_trajectories(f, unscored_reward)
+
+
 def load_trajectory_dataset(paths: PathLike | Iterable[PathLike]):
-    """Load AgentTraj JSON / JSONL files (or folders of them) into one ``datasets.Dataset``."""
-    trajectories = (t for f in expand_paths(paths) for t in read_trajectories(f))
-    return trajectories_to_dataset(trajectories)
+    """Load AgentTraj JSON / JSONL files, folders of them, or dataset folders into one ``datasets.Dataset``."""
+    return trajectories_to_dataset(iter_trajectories(paths))
 
 
 def dataset_to_trajectories(dataset) -> list[Trajectory]:

@@ -172,9 +172,9 @@ class AgentEvol(StagedRun):
             raise ValueError(f"explore_items must be split or data, not {cfg.explore_items!r}")
         if not cfg.data:
             raise ValueError("data: give the initial (expert) trajectory files")
-        from agentenv.data.dataset import expand_paths
+        from agentenv.data.dataset import iter_trajectories
 
-        self.initial = [t for f in expand_paths(cfg.data) for t in read_trajectories(f)]
+        self.initial = list(iter_trajectories(cfg.data))
 
     def initial_model(self, it: IterationDir) -> dict[str, Any]:
         cfg = self.cfg

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentenv.controller.sources import EnvSource
-from agentenv.data.trajectory import Trajectory, read_trajectories
+from agentenv.data.trajectory import Trajectory
 from agentenv.trainer.agentevol import content_key
 from agentenv.trainer.bc import BCConfig
 from agentenv.trainer.dpo import (
@@ -189,12 +189,10 @@ class ETO(StagedRun):
         cfg = self.cfg
         if not cfg.expert_data:
             raise ValueError("expert_data: give the expert trajectory files")
-        from agentenv.data.dataset import expand_paths
+        from agentenv.data.dataset import iter_trajectories
 
         # an expert trajectory without a score (AgentGym's released files) is a successful demonstration
-        self.experts = [
-            t for f in expand_paths(cfg.expert_data) for t in read_trajectories(f, unscored_reward=1.0) if t.env in cfg.envs
-        ]
+        self.experts = [t for t in iter_trajectories(cfg.expert_data, unscored_reward=1.0) if t.env in cfg.envs]
 
     def initial_model(self, it: IterationDir) -> dict[str, Any]:
         cfg = self.cfg

@@ -1,0 +1,159 @@
+"""Trajectories as a Hugging Face ``datasets`` folder: parquet shards and a dataset card.
+
+    DIR/README.md                          the card: which files ``load_dataset`` reads, counts, fields
+    DIR/data/<env>-00000-of-00001.parquet  the shards of one env (rows of ``trajectory_features()``)
+    DIR/.collect/trajectories.jsonl        the episodes as collected (``collect`` resumes from it)
+
+``datasets.load_dataset(DIR)`` reads every env as one ``train`` split (the ``env`` column tells them
+apart); ``load_dataset(DIR, "babyai")`` reads one env.  The trainers take ``DIR`` as ``--data``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from agentenv.data.trajectory import Trajectory
+
+#: rows per parquet shard
+SHARD_ROWS = 5000
+#: where ``collect --out-dataset DIR`` appends its episodes (hidden: ``load_dataset`` never reads it)
+RAW_FILE = Path(".collect") / "trajectories.jsonl"
+DATA_DIR = "data"
+
+
+def raw_path(folder: str | os.PathLike) -> Path:
+    """The JSONL file ``collect`` appends the episodes of a dataset folder to."""
+    return Path(folder) / RAW_FILE
+
+
+def is_dataset_folder(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is a folder this module wrote (parquet shards under ``data/``)."""
+    return Path(path).is_dir() and any((Path(path) / DATA_DIR).glob("*.parquet"))
+
+
+def read_dataset_folder(path: str | os.PathLike) -> Iterator[Trajectory]:
+    """The trajectories of a dataset folder, env by env (read with pyarrow: no ``datasets`` cache)."""
+    import pyarrow.parquet as pq
+
+    from agentenv.data.dataset import row_to_trajectory
+
+    for shard in sorted((Path(path) / DATA_DIR).glob("*.parquet")):
+        for row in pq.read_table(shard).to_pylist():
+            yield row_to_trajectory(row)
+
+
+def write_dataset(
+    folder: str | os.PathLike,
+    trajectories: Iterable[Trajectory],
+    *,
+    expert: str = "expert",
+    env_versions: Mapping[str, str] | None = None,
+    successes_only: bool = True,
+) -> dict[str, dict[str, int]]:
+    """Write ``trajectories`` as parquet shards per env plus the dataset card (replacing earlier shards).
+
+    Unsuccessful episodes are left out unless ``successes_only`` is false; the card counts them.  Returns
+    ``{env: {"episodes", "kept"}}``."""
+    import datasets
+    import pyarrow.parquet as pq
+
+    from agentenv.data.dataset import trajectory_features, trajectory_to_row
+
+    by_env: dict[str, list[Trajectory]] = defaultdict(list)
+    for t in trajectories:
+        by_env[t.env].append(t)
+    folder = Path(folder)
+    tmp = folder / (DATA_DIR + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    counts: dict[str, dict[str, int]] = {}
+    stats: dict[str, dict[str, float]] = {}
+    for env in sorted(by_env):
+        kept = [t for t in by_env[env] if t.success or not successes_only]
+        counts[env] = {"episodes": len(by_env[env]), "kept": len(kept)}
+        stats[env] = {"rounds": sum(t.meta.get("rounds", 0) for t in kept) / max(len(kept), 1)}
+        shards = max(1, -(-len(kept) // SHARD_ROWS))
+        for k in range(shards):
+            rows = [trajectory_to_row(t) for t in kept[k * SHARD_ROWS : (k + 1) * SHARD_ROWS]]
+            table = datasets.Dataset.from_list(rows, features=trajectory_features())
+            pq.write_table(table.data.table, tmp / f"{env}-{k:05d}-of-{shards:05d}.parquet")  # with the features
+    shutil.rmtree(folder / DATA_DIR, ignore_errors=True)
+    os.replace(tmp, folder / DATA_DIR)
+    (folder / "README.md").write_text(
+        dataset_card(counts, stats, expert=expert, env_versions=env_versions or {}, successes_only=successes_only),
+        encoding="utf-8",
+    )
+    return counts
+
+
+def dataset_card(
+    counts: Mapping[str, Mapping[str, int]],
+    stats: Mapping[str, Mapping[str, float]],
+    *,
+    expert: str,
+    env_versions: Mapping[str, str],
+    successes_only: bool,
+) -> str:
+    """The README.md of a dataset folder: YAML configs (all envs, and one per env), then what it holds."""
+    import yaml
+
+    configs = [{"config_name": "all", "default": True, "data_files": [{"split": "train", "path": f"{DATA_DIR}/*.parquet"}]}]
+    configs += [
+        {"config_name": env, "data_files": [{"split": "train", "path": f"{DATA_DIR}/{env}-*.parquet"}]} for env in counts
+    ]
+    header = {"pretty_name": "AgentGym expert trajectories", "task_categories": ["text-generation"],
+              "tags": ["agents", "agentgym", "trajectories"], "configs": configs}
+    rows = "\n".join(
+        f"| {env} | {env_versions.get(env, '')} | {c['episodes']} | {c['kept']} | {stats[env]['rounds']:.1f} |"
+        for env, c in counts.items()
+    )
+    total = sum(c["kept"] for c in counts.values())
+    kept = "successful episodes only" if successes_only else "every episode"
+    return f"""---
+{yaml.safe_dump(header, sort_keys=False)}---
+
+# AgentGym expert trajectories
+
+{total} trajectories of the `{expert}` agent on the train splits of {len(counts)} environments ({kept}),
+written by `agentenv collect --out-dataset` (agentenv {_version()}) on {datetime.date.today().isoformat()}.
+
+| env | env version | episodes played | trajectories | mean rounds |
+|---|---|---:|---:|---:|
+{rows}
+
+## Loading
+
+```python
+import datasets
+every_env = datasets.load_dataset("PATH/TO/THIS/FOLDER", split="train")    # an `env` column tells them apart
+one_env = datasets.load_dataset("PATH/TO/THIS/FOLDER", "{next(iter(counts), "ENV")}", split="train")
+```
+
+`agentenv train bc --data PATH/TO/THIS/FOLDER` trains on it directly.
+
+## Fields
+
+| field | type | meaning |
+|---|---|---|
+| `item_id` | string | `<env>_<task index>`, as AgentGym names tasks |
+| `conversations` | list of `{{from, loss, value}}` | the instruction, `Ok.`, then observations (`human`) and ReAct replies (`gpt`); `loss` marks the turns trained on |
+| `reward` | float | the episode's final score |
+| `success` | bool | whether the score reaches the env's success score |
+| `env` | string | the environment |
+| `split` | string | the env's split the task is from |
+| `source` | string | the agent that played it |
+| `meta` | string (JSON) | `task_type`, `rounds`, `stop_reason`, the per-step `rewards`, the final observation |
+"""
+
+
+def _version() -> str:
+    try:
+        return version("agentenv")
+    except PackageNotFoundError:
+        return "unknown"

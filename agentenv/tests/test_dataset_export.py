@@ -1,0 +1,99 @@
+"""``agentenv collect --out-dataset``: expert trajectories from real Maze, Wordle and BabyAI servers as a
+Hugging Face datasets folder that ``datasets.load_dataset`` reads with the right counts and fields, that a
+rerun resumes, and that ``agentenv train bc --data DIR`` trains the tiny Llama on."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from agentenv.cli import main
+from agentenv.data.export import raw_path
+from agentenv.registry import env_class
+from agentenv.testing import running_server
+from agentenv.trainer.engine import is_done, read_log
+
+datasets = pytest.importorskip("datasets")
+pytest.importorskip("agentenv_lmrlgym", reason="the dataset test plays Maze and Wordle (agentenv-lmrlgym)")
+pytest.importorskip("agentenv_babyai", reason="the dataset test plays BabyAI (agentenv-babyai)")
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+FIELDS = ["item_id", "conversations", "reward", "success", "env", "split", "source", "meta"]
+
+
+@pytest.fixture(scope="module")
+def servers():
+    """A Maze + Wordle server (their group) and a BabyAI server, on free loopback ports."""
+    with running_server([env_class("maze"), env_class("wordle")]) as lmrlgym, running_server([env_class("babyai")]) as babyai:
+        yield [f"maze={lmrlgym}", f"wordle={lmrlgym}", f"babyai={babyai}"]
+
+
+def collect(servers: list[str], out: Path, *options: str) -> int:
+    return main(["collect", "--env", "maze,wordle,babyai", "--url", *servers, "--out-dataset", str(out),
+                 "--no-progress", *options])
+
+
+@pytest.fixture(scope="module")
+def dataset(servers, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("agenttraj") / "expert"
+    assert collect(servers, out, "--limit", "4") == 0
+    return out
+
+
+def test_load_dataset_reads_the_folder_with_its_counts_and_fields(dataset):
+    every = datasets.load_dataset(str(dataset), split="train")
+    assert every.column_names == FIELDS and every.num_rows == 12
+    assert sorted(every["env"]) == ["babyai"] * 4 + ["maze"] * 4 + ["wordle"] * 4
+    assert all(every["success"]) and set(every["split"]) == {"train"} and set(every["source"]) == {"expert"}
+    row = every[0]
+    assert row["conversations"][0]["from"] == "human" and row["conversations"][-1]["from"] == "gpt"
+    meta = json.loads(row["meta"])
+    assert len(meta["rewards"]) == meta["rounds"] and meta["task_type"]
+
+    wordle = datasets.load_dataset(str(dataset), "wordle", split="train")
+    assert wordle.num_rows == 4 and set(wordle["env"]) == {"wordle"}
+
+    card = (dataset / "README.md").read_text()
+    assert card.startswith("---\n") and "config_name: babyai" in card
+    for env in ("babyai", "maze", "wordle"):  # env, its version, episodes played, trajectories kept
+        assert re.search(rf"^\| {env} \| [\w.]+ \| 4 \| 4 \|", card, re.MULTILINE)
+    assert "12 trajectories of the `expert` agent" in card and "agentenv collect --out-dataset" in card
+
+
+def test_a_rerun_plays_nothing_again(servers, dataset):
+    lines = raw_path(dataset).read_text().count("\n")
+    shards = sorted(p.name for p in (dataset / "data").iterdir())
+    assert shards == [f"{env}-00000-of-00001.parquet" for env in ("babyai", "maze", "wordle")]
+    assert collect(servers, dataset, "--limit", "4") == 0
+    assert raw_path(dataset).read_text().count("\n") == lines
+    assert sorted(p.name for p in (dataset / "data").iterdir()) == shards
+
+
+def test_env_all_plays_each_envs_standard_number_of_tasks(servers, tmp_path, monkeypatch):
+    import agentenv.registry
+
+    monkeypatch.setattr(agentenv.registry, "installed_envs", lambda: ["maze", "wordle"])
+    monkeypatch.setattr(env_class("maze"), "dataset_size", 3)
+    monkeypatch.setattr(env_class("wordle"), "dataset_size", 2)
+    out = tmp_path / "all"
+    assert main(["collect", "--env", "all", "--url", *servers[:2], "--out-dataset", str(out), "--no-progress"]) == 0
+    counts = datasets.load_dataset(str(out), split="train").to_pandas()["env"].value_counts().to_dict()
+    assert counts == {"maze": 3, "wordle": 2}
+
+
+def test_collect_wants_one_output(capsys):
+    with pytest.raises(SystemExit, match=r"^error: give --out FILE.jsonl or --out-dataset DIR \(one of them\)$"):
+        main(["collect", "--env", "maze"])
+
+
+def test_train_bc_trains_from_the_folder(dataset, base_model, tmp_path):
+    out = tmp_path / "bc"
+    assert main(["train", "bc", "--model", str(base_model), "--data", str(dataset), "--output-dir", str(out),
+                 "--max-steps", "2", "--batch-size", "4", "--max-length", "4096"]) in (0, None)
+    log = read_log(out)
+    assert [line["step"] for line in log] == [1, 2] and all(line["loss"] > 0 for line in log)
+    assert is_done(out) and (out / "model.safetensors").exists()
