@@ -3,6 +3,7 @@
 - :mod:`agentenv.server.commands`: ``serve``, ``up``
 - :mod:`agentenv.controller.commands`: ``eval``, ``collect``
 - :mod:`agentenv.trainer.commands`: ``train bc|evol|eto|rft``
+- :mod:`agentenv.viewer.commands`: ``view``
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import importlib
 import sys
 from collections.abc import Callable
 
-_COMMAND_MODULES = ["agentenv.server.commands", "agentenv.controller.commands", "agentenv.trainer.commands"]
+_COMMAND_MODULES = ["agentenv.server.commands", "agentenv.controller.commands", "agentenv.trainer.commands",
+                    "agentenv.viewer.commands"]
 
 
 def whole_number(low: int) -> Callable[[str], int]:

@@ -1,0 +1,128 @@
+"""``agentenv view``: the API over two agents' results files (the expert, and the expert cut to 3 rounds)
+on BabyAI and Maze, then the page in a real headless Chromium (Playwright): filter, open an episode with
+its BabyAI picture, compare the two agents.  Screenshots go to docs/viewer/."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from agentenv.controller.evaluator import EvalTask, evaluate
+from agentenv.controller.expert import ExpertAgent
+from agentenv.registry import env_class
+from agentenv.testing import running_server
+from agentenv.viewer import create_app
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "docs" / "viewer"
+
+pytest.importorskip("agentenv_babyai", reason="the viewer test plays BabyAI (agentenv-babyai)")
+pytest.importorskip("agentenv_lmrlgym", reason="the viewer test plays Maze (agentenv-lmrlgym)")
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> tuple[Path, Path]:
+    """The expert's episodes and the expert's cut to 3 rounds (a weaker agent) on 8 BabyAI tasks of
+    different levels and 4 mazes, played on real servers."""
+    babyai, maze = env_class("babyai"), env_class("maze")
+    folder = tmp_path_factory.mktemp("results")
+    with running_server([babyai]) as babyai_url, running_server([maze]) as maze_url:
+        tasks = [EvalTask("babyai", [babyai_url], i) for i in list(babyai.splits["test"])[::50]]
+        tasks += [EvalTask("maze", [maze_url], i) for i in list(maze.splits["test"])[:4]]
+        runs = (folder / "expert.jsonl", folder / "expert_3_rounds.jsonl")
+        for path, rounds in zip(runs, (None, 3), strict=True):
+            evaluate(ExpertAgent(), tasks, path, concurrency=4, max_rounds=rounds, temperature=None,
+                     progress=False, print_table=False)
+    return runs
+
+
+def test_the_api_lists_filters_shows_and_draws_episodes(results):
+    client = TestClient(create_app(list(results)))
+    runs = client.get("/api/runs").json()
+    assert [r["label"] for r in runs["runs"]] == ["expert", "expert_3_rounds"]
+    assert runs["envs"] == ["babyai", "maze"] and len(runs["task_types"]) >= 3
+
+    every = client.get("/api/episodes", params={"run": 0}).json()
+    assert len(every) == 12 and sum(r["success"] for r in every) >= 11
+    babyai = client.get("/api/episodes", params={"run": 1, "env": "babyai", "success": "false", "other": 0}).json()
+    assert babyai and all(r["env"] == "babyai" and not r["success"] for r in babyai)
+    assert all(r["other_success"] is not None for r in babyai)  # the expert's outcome on the same task
+
+    key = next(r["key"] for r in every if r["env"] == "babyai" and r["rounds"] >= 2)
+    episode = client.get("/api/episode", params={"run": 0, "key": key}).json()
+    assert episode["picture"] is None
+    replies = [t for t in episode["turns"] if t["role"] == "gpt" and "reward" in t]
+    assert len(replies) == episode["rounds"] and replies[-1]["reward"] > 0  # the last move pays
+    assert episode["turns"][-1].get("final")
+    first, last = (client.get("/api/picture", params={"run": 0, "key": key, "round": r}) for r in (0, episode["rounds"]))
+    assert first.headers["content-type"] == "image/png" and first.content.startswith(b"\x89PNG")
+    assert first.content != last.content  # the agent moved
+
+    maze_key = next(r["key"] for r in every if r["env"] == "maze")
+    assert client.get("/api/episode", params={"run": 0, "key": maze_key}).json()["picture"] == "no picture: maze has no render"
+    assert client.get("/api/picture", params={"run": 0, "key": maze_key}).status_code == 404
+    assert client.get("/api/episode", params={"run": 0, "key": "babyai_999999#0"}).status_code == 404
+
+
+def test_view_refuses_a_missing_file_in_one_line(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "agentenv.cli", "view", str(tmp_path / "none.jsonl")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and out.stderr.strip() == f"error: no such results file: {tmp_path / 'none.jsonl'}"
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not path:
+        pytest.skip("no chromium on PATH (Debian: apt-get install chromium)")
+    return path
+
+
+def test_the_page_in_a_browser_filters_opens_and_compares(results):
+    executable = chromium()
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with running_server(create_app(list(results))) as url, sync_api.sync_playwright() as pw:
+        assert httpx.get(url + "/static/viewer.js").status_code == 200
+        browser = pw.chromium.launch(executable_path=executable, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 860})
+            page.goto(url + "/")
+            rows = page.locator("#episodes tbody tr")
+            rows.first.wait_for()
+            assert rows.count() == 12
+
+            page.select_option("#env", "babyai")
+            page.wait_for_function("document.querySelectorAll('#episodes tbody tr').length === 8")
+            assert set(rows.locator("td:nth-child(2)").all_inner_texts()) == {"babyai"}
+            page.screenshot(path=SCREENSHOTS / "list.png")
+
+            rows.nth(1).click()
+            pane = page.locator(".pane").first
+            pane.locator(".turn.gpt .reward").first.wait_for()
+            assert pane.locator(".turn.gpt .reward").count() >= 2
+            page.wait_for_function("() => { const i = document.querySelector('.pane .picture img');"
+                                   " return i && i.complete && i.naturalWidth > 0; }")
+            page.screenshot(path=SCREENSHOTS / "episode.png")
+
+            page.select_option("#compare", "1")  # the 3-round expert beside the expert
+            page.wait_for_function("document.querySelectorAll('.pane').length === 2")
+            page.select_option("#success", "true")
+            page.wait_for_function("document.querySelectorAll('#episodes tbody td.other').length === 8")
+            rows.filter(has=page.locator("td.other .fail")).first.click()  # a task only the expert solves
+            page.wait_for_function("() => { const p = document.querySelectorAll('.pane'); return p.length === 2"
+                                   " && p[0].querySelector('.facts .ok') && p[1].querySelector('.facts .fail'); }")
+            assert "expert_3_rounds" in page.locator(".pane").nth(1).locator("h2").inner_text()
+            page.wait_for_function("() => [...document.querySelectorAll('.pane .picture img')]"
+                                   ".every(i => i.complete && i.naturalWidth > 0)")
+            page.screenshot(path=SCREENSHOTS / "compare.png")
+        finally:
+            browser.close()
+    for name in ("list.png", "episode.png", "compare.png"):
+        assert (SCREENSHOTS / name).stat().st_size > 5_000
