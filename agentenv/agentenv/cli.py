@@ -2,6 +2,7 @@
 
 - :mod:`agentenv.server.commands`: ``serve``, ``up``
 - :mod:`agentenv.controller.commands`: ``eval``, ``collect``
+- :mod:`agentenv.controller.bench`: ``bench``
 - :mod:`agentenv.trainer.commands`: ``train bc|evol|eto|rft``
 - :mod:`agentenv.viewer.commands`: ``view``
 """
@@ -13,8 +14,8 @@ import importlib
 import sys
 from collections.abc import Callable
 
-_COMMAND_MODULES = ["agentenv.server.commands", "agentenv.controller.commands", "agentenv.trainer.commands",
-                    "agentenv.viewer.commands"]
+_COMMAND_MODULES = ["agentenv.server.commands", "agentenv.controller.commands", "agentenv.controller.bench",
+                    "agentenv.trainer.commands", "agentenv.viewer.commands"]
 
 
 def whole_number(low: int) -> Callable[[str], int]:

@@ -181,6 +181,9 @@ class Environment(ABC):
     #: seconds one call (a step, a reset, an expert move ...) may take before the server ends its session
     #: (answered 504); envs whose calls block on a subprocess need it most
     call_deadline_s: ClassVar[float] = 60.0
+    #: test tasks of it in a benchmark suite that stores none for it (:mod:`agentenv.controller.suites`);
+    #: set it lower where an episode is slow (a JVM, a browser)
+    suite_size: ClassVar[int] = 100
 
     @classmethod
     @contextlib.contextmanager

@@ -89,6 +89,8 @@ def test_cached_batched_replies_equal_full_reencoding(tiny):
             assert reply == reference_reply(agent, model, history.messages())
     # the cache really was reused: later rounds prefilled only the new tokens
     assert agent.stats["reused_tokens"] > agent.stats["prefilled_tokens"]
+    # each episode counts the tokens it generated
+    assert sum(ep.meta["generated_tokens"] for ep in episodes) == agent.stats["generated_tokens"] > 0
 
 
 def test_batch_equals_one_by_one(tiny):

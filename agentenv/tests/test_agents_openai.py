@@ -111,6 +111,8 @@ def test_plays_episodes_through_the_endpoint():
     assert body["messages"][0]["content"] == GuessEnv.instruction
     assert fake.auth == {"Bearer sk-test"}
     assert agent.stats["requests"] == len(fake.requests) and agent.stats["completion_tokens"] == 5 * len(fake.requests)
+    # each episode's trajectory counts its own completion tokens (4 replies of 5) and its wall time
+    assert episodes[3].trajectory.meta["generated_tokens"] == 20 and episodes[3].trajectory.meta["wall_s"] > 0
 
 
 def test_requests_run_concurrently():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -54,6 +55,8 @@ class Episode:
     stop_reason: str | None = None
     error: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: when it started (``time.monotonic()``): its wall time goes to the trajectory's ``meta["wall_s"]``
+    started: float = field(default_factory=time.monotonic)
     uid: int = field(default_factory=lambda: next(_uids))
 
     @property

@@ -272,6 +272,7 @@ class HFAgent(Agent):
 
         length = cache.layers[0].length
         for b, row in enumerate(rows):
+            row.episode.meta["generated_tokens"] = row.episode.meta.get("generated_tokens", 0) + len(generated[b])
             keep = real[b, :length].nonzero().flatten()
             row.cache.tokens = tokens[b, keep].tolist()
             row.cache.keys = [layer.key_buffer[b][:, keep] for layer in cache.layers]

@@ -130,7 +130,7 @@ class OpenAIAgent(Agent):
             else:
                 if response.status_code == 200:
                     try:
-                        return self._content(response.json())
+                        return self._content(response.json(), episode)
                     except ValueError as exc:  # a proxy's error page, a cut body: retried like a server error
                         failure = f"HTTP 200 with a malformed body ({exc}): {response.text[:300]}"
                 else:
@@ -147,9 +147,10 @@ class OpenAIAgent(Agent):
                 self._closing.wait(delay * random.uniform(0.5, 1.0))
         raise AgentError(f"{self.url}: gave up after {self.max_retries + 1} attempts; last: {failure}")
 
-    def _content(self, data: Any) -> str:
+    def _content(self, data: Any, episode: Episode | None = None) -> str:
         """The reply text of a chat completion; ``ValueError`` when the body is not one.  A ``null``
-        content is the model saying nothing (an empty reply)."""
+        content is the model saying nothing (an empty reply).  The episode's ``meta["generated_tokens"]``
+        counts the completion tokens the server reports."""
         choices = data.get("choices") if isinstance(data, dict) else None
         message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
         if not isinstance(message, dict):
@@ -163,6 +164,8 @@ class OpenAIAgent(Agent):
             for key in ("prompt_tokens", "completion_tokens"):
                 if isinstance(usage.get(key), int):
                     self.stats[key] += usage[key]
+        if episode is not None and isinstance(usage.get("completion_tokens"), int):
+            episode.meta["generated_tokens"] = episode.meta.get("generated_tokens", 0) + usage["completion_tokens"]
         return content.strip()
 
 

@@ -234,7 +234,8 @@ class Rollout:
         traj.reward = ep.score
         traj.success = ep.success
         traj.meta.update(
-            sample=ep.sample, task_type=ep.task_type, rounds=ep.rounds, stop_reason=ep.stop_reason, **ep.meta
+            sample=ep.sample, task_type=ep.task_type, rounds=ep.rounds, stop_reason=ep.stop_reason,
+            wall_s=round(time.monotonic() - ep.started, 3), **ep.meta
         )
         if ep.error:
             traj.meta["error"] = ep.error

@@ -1,0 +1,276 @@
+"""``agentenv bench``: an agent on the benchmark suite of every env at once, one table with 95% intervals.
+
+    agentenv bench --agent expert
+    agentenv bench --agent openai:qwen@http://127.0.0.1:8000/v1 --env babyai,textcraft --concurrency 64
+    agentenv bench --agent hf:runs/bc/model --suite v1 --url http://10.0.0.5:36002 --env babyai
+
+The suite (:mod:`agentenv.controller.suites`) names each env's tasks; every installed env plays unless
+``--env`` names some.  Without ``--url`` or ``--local`` the servers the envs need start on free ports
+(:class:`~agentenv.server.launcher.ServerProcesses`) and stop when the run ends.  The episodes of all envs
+share one rollout (``--concurrency`` episodes at once, the envs interleaved) through
+:func:`~agentenv.controller.evaluator.evaluate`, so a rerun of the same command resumes.
+
+``--out DIR`` (default ``runs/bench/<suite>_<agent>``) receives ``results.jsonl`` (the episodes),
+``results.meta.json`` (agent settings, seeds, prompts, round limits), ``bench.json`` (the table, the
+suite's tasks and those settings) and ``bench.md``.  Per env: n, success rate with Wilson's interval, mean
+normalised score with a bootstrap interval, mean rounds, tokens generated, mean seconds per episode; then
+the average over envs (each env weighs the same; :func:`~agentenv.controller.stats.average_rate_interval`
+for its success rate, a bootstrap within every env for its score).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import itertools
+import json
+import re
+import socket
+import sys
+import time
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from agentenv.cli import HelpWithDefaults, ListOption, whole_number
+from agentenv.controller.stats import average_rate_interval, bootstrap_mean, bootstrap_mean_of_means, wilson
+from agentenv.controller.suites import DEFAULT_SUITE
+
+_positive_int = whole_number(1)
+AVERAGE = "average"
+
+
+@dataclass
+class BenchRow:
+    """One line of the table: an env, or the average over envs (``env == "average"``)."""
+
+    env: str
+    n: int
+    success: float
+    success_low: float
+    success_high: float
+    score: float  # mean normalised score, 0-1
+    score_low: float
+    score_high: float
+    rounds: float  # mean rounds per episode
+    tokens: int | None  # reply tokens generated (None: the agent generates none, like the expert)
+    episode_s: float  # mean wall seconds per episode
+
+
+def bench_rows(episodes: dict[str, list[dict[str, Any]]], reward_ranges: dict[str, list[float]], seed: int = 0) -> list[BenchRow]:
+    """The table from each env's episodes (AgentTraj records): a row per env, then the average."""
+    from agentenv.controller.report import normalised
+
+    rows, wins, scores = [], {}, {}
+    for env, eps in episodes.items():
+        if not eps:
+            continue
+        wins[env] = [float(bool(e["success"])) for e in eps]
+        scores[env] = [normalised(float(e["reward"]), reward_ranges.get(env, (0.0, 1.0))) for e in eps]
+        tokens = [e["meta"]["generated_tokens"] for e in eps if "generated_tokens" in e.get("meta", {})]
+        n = len(eps)
+        rows.append(BenchRow(
+            env, n, sum(wins[env]) / n, *wilson(int(sum(wins[env])), n), sum(scores[env]) / n,
+            *bootstrap_mean(scores[env], seed=seed),
+            rounds=sum(e["meta"].get("rounds", 0) for e in eps) / n,
+            tokens=sum(tokens) if tokens else None,
+            episode_s=sum(e["meta"].get("wall_s", 0.0) for e in eps) / n,
+        ))
+    if rows:
+        mean = lambda values: sum(values) / len(values)  # noqa: E731
+        tokens = [r.tokens for r in rows if r.tokens is not None]
+        rows.append(BenchRow(
+            AVERAGE, sum(r.n for r in rows), mean([r.success for r in rows]),
+            *average_rate_interval([(int(sum(w)), len(w)) for w in wins.values()]), mean([r.score for r in rows]),
+            *bootstrap_mean_of_means(list(scores.values()), seed=seed),
+            rounds=mean([r.rounds for r in rows]), tokens=sum(tokens) if tokens else None,
+            episode_s=mean([r.episode_s for r in rows]),
+        ))
+    return rows
+
+
+COLUMNS = ("env", "n", "success", "95% interval", "score", "95% interval", "rounds", "tokens", "s / episode")
+
+
+def row_cells(r: BenchRow) -> list[str]:
+    return [
+        r.env, str(r.n), f"{r.success:.1%}", f"{r.success_low:.1%} – {r.success_high:.1%}", f"{r.score:.3f}",
+        f"{r.score_low:.3f} – {r.score_high:.3f}", f"{r.rounds:.1f}", "—" if r.tokens is None else f"{r.tokens:,}",
+        f"{r.episode_s:.2f}",
+    ]
+
+
+def markdown(rows: list[BenchRow], title: str) -> str:
+    lines = [f"## {title}", "", "| " + " | ".join(COLUMNS) + " |", "|---|" + "---:|" * (len(COLUMNS) - 1)]
+    lines += ["| " + " | ".join(row_cells(r)) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def print_table(rows: list[BenchRow], title: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for i, name in enumerate(COLUMNS):
+        table.add_column(name, justify="left" if i == 0 else "right")
+    for r in rows:
+        table.add_row(*row_cells(r), style="bold" if r.env == AVERAGE else None, end_section=r is rows[-2])
+    console = Console()
+    if not console.is_terminal:  # a pipe or a log: no 80-column wrapping
+        console.width = 160
+    console.print(table)
+
+
+# --- the command ------------------------------------------------------------------------------------
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bench", help="run the benchmark suite on every env: one table with 95%% intervals (resumable)",
+                       formatter_class=HelpWithDefaults)
+    p.add_argument("--agent", required=True, help="expert | openai:MODEL@URL | hf:PATH (a model folder)")
+    p.add_argument("--suite", default=DEFAULT_SUITE, help="a shipped suite name, or a suite .json file")
+    p.add_argument("--env", "--envs", action=ListOption, default=[], metavar="ENV",
+                   help="environments (default: every installed one)")
+    p.add_argument("--url", action=ListOption, default=[], metavar="URL",
+                   help="NAME=URL of an env's server, or one URL for all (default: start the servers here)")
+    p.add_argument("--local", action="store_true", help="run the envs in this process (no servers)")
+    p.add_argument("--out", type=Path, help="results folder (default: runs/bench/<suite>_<agent>)")
+    p.add_argument("--limit", type=_positive_int, help="only the first this many suite tasks per env (a smoke test)")
+    p.add_argument("--concurrency", type=_positive_int, default=16, help="episodes run at once, over all envs")
+    p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: each env's own)")
+    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature of the agent (0: greedy)")
+    p.add_argument("--seed", type=int, default=0, help="seeds the sampling (each episode's seed derives from it)")
+    p.add_argument("--max-new-tokens", type=_positive_int, default=512, help="reply token limit (hf, openai)")
+    p.add_argument("--batch-size", type=_positive_int, help="generation batch (hf; default: --concurrency)")
+    p.add_argument("--device", help="torch device (hf; default: cuda when available, else cpu)")
+    p.add_argument("--api-key", help="API key (openai; default: $OPENAI_API_KEY)")
+    p.add_argument("--max-retries", type=whole_number(0), default=5, help="tries again of a failed model request (openai)")
+    p.add_argument("--no-progress", action="store_true", help="no live progress bar (for logs)")
+    p.set_defaults(func=run_bench)
+
+
+def _one_line_errors(run):
+    """Mistakes and lost dependencies as ``error: ...`` and exit status 1, as ``eval`` does."""
+
+    @functools.wraps(run)
+    def wrapped(args: argparse.Namespace) -> int:
+        from agentenv.controller.openai_agent import AgentError
+        from agentenv.protocol import EnvError, ServerUnreachable, Unauthorized
+        from agentenv.registry import UnknownEnv
+
+        try:
+            return run(args)
+        except Unauthorized as exc:
+            raise SystemExit(f"error: {exc} (set AGENTENV_TOKEN to the servers' token)") from None
+        except (ServerUnreachable, AgentError) as exc:
+            raise SystemExit(f"error: {exc}; rerun the same command to resume") from None
+        except (UnknownEnv, ValueError, EnvError, RuntimeError, TimeoutError) as exc:
+            raise SystemExit(f"error: {exc}") from None
+
+    return wrapped
+
+
+@_one_line_errors
+def run_bench(args: argparse.Namespace) -> int:
+    from agentenv.controller.agents import agent_from_spec
+    from agentenv.controller.evaluator import EvalTask, evaluate
+    from agentenv.controller.suites import load_suite, suite_tasks
+    from agentenv.registry import installed_envs
+
+    suite = load_suite(args.suite)
+    envs = args.env or installed_envs()
+    out = args.out or Path("runs/bench") / f"{suite['name']}_{re.sub(r'[^A-Za-z0-9._-]+', '_', args.agent)[:60]}"
+    results = out / "results.jsonl"
+    started = time.monotonic()
+    with ExitStack() as stack:
+        sources = _sources(envs, args, stack)
+        per_env = {}
+        for env, source in sources.items():
+            try:
+                per_env[env] = suite_tasks(suite, env, source)[: args.limit]
+            except ValueError as exc:
+                if args.env:  # named: a mistake; found installed: left out, said so
+                    raise
+                print(f"warning: {exc}; left out", file=sys.stderr)
+        tasks = [EvalTask(env, getattr(sources[env], "base_urls", []), i) for env, i in _interleaved(per_env)]
+        agent = stack.enter_context(agent_from_spec(
+            args.agent, max_new_tokens=args.max_new_tokens, max_tokens=args.max_new_tokens,
+            batch_size=args.batch_size or args.concurrency, concurrency=args.concurrency, api_key=args.api_key,
+            device=args.device, temperature=args.temperature, seed=args.seed, max_retries=args.max_retries,
+        ))
+        out.mkdir(parents=True, exist_ok=True)
+        try:
+            report = evaluate(agent, tasks, results, concurrency=args.concurrency, max_rounds=args.max_rounds,
+                              temperature=args.temperature, seed=args.seed, progress=not args.no_progress,
+                              print_table=False, sources=sources)
+        except KeyboardInterrupt:
+            print(f"\ninterrupted: rerun the same command to resume ({results})", file=sys.stderr)
+            return 130
+        ranges = {env: sources[env].info()["reward_range"] for env in per_env}
+    rows = bench_rows(_episodes(results, per_env), ranges, seed=args.seed)
+    title = f"{args.agent} on suite {suite['name']}"
+    print_table(rows, title)
+    record = {
+        "suite": {k: suite[k] for k in ("name", "split", "seed")}, "agent": args.agent,
+        "limit": args.limit, "wall_s": round(time.monotonic() - started, 1),  # this run's (a resumed one's own)
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "results": results.name,
+        "rows": [asdict(r) for r in rows], "tasks": per_env,
+        "settings": json.loads(results.with_suffix(".meta.json").read_text()),
+    }
+    (out / "bench.json").write_text(json.dumps(record, indent=1) + "\n")
+    (out / "bench.md").write_text(markdown(rows, title))
+    print(f"wrote {out / 'bench.json'} and bench.md; wall time {record['wall_s']:.0f} s")
+    if report.errors:
+        print(f"{report.errors} episode(s) failed on an environment error; rerun the same command to retry them",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def _sources(envs: list[str], args: argparse.Namespace, stack: ExitStack) -> dict[str, Any]:
+    """Each env's source: in process (``--local``), the servers at ``--url``, else servers started here."""
+    from agentenv.controller.commands import env_urls
+    from agentenv.controller.sources import LocalEnv, RemoteEnv
+    from agentenv.registry import env_class, server_of
+
+    if args.local:
+        if args.url:
+            raise ValueError("--local and --url exclude each other")
+        return {env: stack.enter_context(LocalEnv(env_class(env))) for env in envs}
+    if args.url:
+        urls = env_urls(envs, args.url)
+    else:
+        from agentenv.server.launcher import ServerProcesses
+
+        names = list(dict.fromkeys(server_of(env) for env in envs))
+        servers = ServerProcesses(names, ports={name: _free_port() for name in names}, startup_timeout_s=300)
+        print(f"starting servers: {', '.join(names)}", file=sys.stderr, flush=True)
+        started = stack.enter_context(servers)
+        urls = {env: [started[server_of(env)]] for env in envs}
+    return {env: stack.enter_context(RemoteEnv(env, urls[env])) for env in envs}
+
+
+def _interleaved(per_env: dict[str, list[int]]) -> list[tuple[str, int]]:
+    """``(env, task)`` pairs taking one task of each env in turn, so that every env is under way from the start."""
+    queues = [[(env, i) for i in ids] for env, ids in per_env.items()]
+    return [pair for turn in itertools.zip_longest(*queues) for pair in turn if pair is not None]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _episodes(results: Path, per_env: dict[str, list[int]]) -> dict[str, list[dict[str, Any]]]:
+    """The latest episode (sample 0) of every suite task in the results file, per env."""
+    from agentenv.data.trajectory import read_jsonl
+
+    wanted = {f"{env}_{i}": env for env, ids in per_env.items() for i in ids}
+    latest = {}
+    for e in read_jsonl(results) if results.exists() else []:
+        if e["item_id"] in wanted and int(e.get("meta", {}).get("sample", 0)) == 0:
+            latest[e["item_id"]] = e
+    found: dict[str, list[dict[str, Any]]] = {env: [] for env in per_env}
+    for item_id, e in latest.items():
+        found[wanted[item_id]].append(e)
+    return found

