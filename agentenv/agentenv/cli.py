@@ -2,7 +2,7 @@
 
 - :mod:`agentenv.server.commands`: ``serve``, ``up``
 - :mod:`agentenv.controller.commands`: ``eval``, ``collect``
-- :mod:`agentenv.controller.bench`: ``bench``
+- :mod:`agentenv.bench`: ``bench``
 - :mod:`agentenv.trainer.commands`: ``train bc|evol|eto|rft``
 - :mod:`agentenv.viewer.commands`: ``view``
 """
@@ -14,7 +14,7 @@ import importlib
 import sys
 from collections.abc import Callable
 
-_COMMAND_MODULES = ["agentenv.server.commands", "agentenv.controller.commands", "agentenv.controller.bench",
+_COMMAND_MODULES = ["agentenv.server.commands", "agentenv.controller.commands", "agentenv.bench",
                     "agentenv.trainer.commands", "agentenv.viewer.commands"]
 
 

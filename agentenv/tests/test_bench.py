@@ -10,8 +10,8 @@ from urllib.parse import urlsplit
 import psutil
 import pytest
 
+from agentenv.bench import AVERAGE, bench_rows
 from agentenv.cli import main
-from agentenv.controller.bench import AVERAGE, bench_rows
 from agentenv.controller.sources import LocalEnv
 from agentenv.controller.stats import average_rate_interval, bootstrap_mean, bootstrap_mean_of_means, wilson
 from agentenv.controller.suites import load_suite, suite_names, suite_tasks

@@ -16,6 +16,8 @@ suite's tasks and those settings) and ``bench.md``.  Per env: n, success rate wi
 normalised score with a bootstrap interval, mean rounds, tokens generated, mean seconds per episode; then
 the average over envs (each env weighs the same; :func:`~agentenv.controller.stats.average_rate_interval`
 for its success rate, a bootstrap within every env for its score).
+
+It sits beside the CLI rather than in ``controller/`` because it starts servers: it imports both.
 """
 
 from __future__ import annotations
