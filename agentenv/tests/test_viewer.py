@@ -1,9 +1,11 @@
 """``agentenv view``: the API over two agents' results files (the expert, and the expert cut to 3 rounds)
 on BabyAI and Maze, then the page in a real headless Chromium (Playwright): filter, open an episode with
-its BabyAI picture, compare the two agents.  Screenshots go to docs/viewer/."""
+its BabyAI picture, compare the two agents.  Screenshots go to a temporary folder, or to the folder
+``AGENTENV_VIEWER_SCREENSHOTS`` names (``AGENTENV_VIEWER_SCREENSHOTS=docs/viewer`` renews the docs' own)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -18,9 +20,6 @@ from agentenv.controller.expert import ExpertAgent
 from agentenv.registry import env_class
 from agentenv.testing import running_server
 from agentenv.viewer import create_app
-
-ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "viewer"
 
 pytest.importorskip("agentenv_babyai", reason="the viewer test plays BabyAI (agentenv-babyai)")
 pytest.importorskip("agentenv_lmrlgym", reason="the viewer test plays Maze (agentenv-lmrlgym)")
@@ -83,10 +82,11 @@ def chromium() -> str:
     return path
 
 
-def test_the_page_in_a_browser_filters_opens_and_compares(results):
+def test_the_page_in_a_browser_filters_opens_and_compares(results, tmp_path):
     executable = chromium()
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    screenshots = Path(os.environ.get("AGENTENV_VIEWER_SCREENSHOTS") or tmp_path)
+    screenshots.mkdir(parents=True, exist_ok=True)
     with running_server(create_app(list(results))) as url, sync_api.sync_playwright() as pw:
         assert httpx.get(url + "/static/viewer.js").status_code == 200
         browser = pw.chromium.launch(executable_path=executable, headless=True,
@@ -101,7 +101,7 @@ def test_the_page_in_a_browser_filters_opens_and_compares(results):
             page.select_option("#env", "babyai")
             page.wait_for_function("document.querySelectorAll('#episodes tbody tr').length === 8")
             assert set(rows.locator("td:nth-child(2)").all_inner_texts()) == {"babyai"}
-            page.screenshot(path=SCREENSHOTS / "list.png")
+            page.screenshot(path=screenshots / "list.png")
 
             rows.nth(1).click()
             pane = page.locator(".pane").first
@@ -109,7 +109,7 @@ def test_the_page_in_a_browser_filters_opens_and_compares(results):
             assert pane.locator(".turn.gpt .reward").count() >= 2
             page.wait_for_function("() => { const i = document.querySelector('.pane .picture img');"
                                    " return i && i.complete && i.naturalWidth > 0; }")
-            page.screenshot(path=SCREENSHOTS / "episode.png")
+            page.screenshot(path=screenshots / "episode.png")
 
             page.select_option("#compare", "1")  # the 3-round expert beside the expert
             page.wait_for_function("document.querySelectorAll('.pane').length === 2")
@@ -121,8 +121,8 @@ def test_the_page_in_a_browser_filters_opens_and_compares(results):
             assert "expert_3_rounds" in page.locator(".pane").nth(1).locator("h2").inner_text()
             page.wait_for_function("() => [...document.querySelectorAll('.pane .picture img')]"
                                    ".every(i => i.complete && i.naturalWidth > 0)")
-            page.screenshot(path=SCREENSHOTS / "compare.png")
+            page.screenshot(path=screenshots / "compare.png")
         finally:
             browser.close()
     for name in ("list.png", "episode.png", "compare.png"):
-        assert (SCREENSHOTS / name).stat().st_size > 5_000
+        assert (screenshots / name).stat().st_size > 5_000
