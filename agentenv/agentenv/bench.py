@@ -130,12 +130,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                        formatter_class=HelpWithDefaults)
     p.add_argument("--agent", required=True, help="expert | openai:MODEL@URL | hf:PATH (a model folder)")
     p.add_argument("--suite", default=DEFAULT_SUITE, help="a shipped suite name, or a suite .json file")
-    p.add_argument("--env", "--envs", action=ListOption, default=[], metavar="ENV",
+    p.add_argument("--env", action=ListOption, default=[], metavar="ENV",
                    help="environments (default: every installed one)")
     p.add_argument("--url", action=ListOption, default=[], metavar="URL",
                    help="NAME=URL of an env's server, or one URL for all (default: start the servers here)")
     p.add_argument("--local", action="store_true", help="run the envs in this process (no servers)")
-    p.add_argument("--out", type=Path, help="results folder (default: runs/bench/<suite>_<agent>)")
+    p.add_argument("--out", type=Path, metavar="DIR", help="results folder (default: runs/bench/<suite>_<agent>)")
     p.add_argument("--limit", type=_positive_int, help="only the first this many suite tasks per env (a smoke test)")
     p.add_argument("--concurrency", type=_positive_int, default=16, help="episodes run at once, over all envs")
     p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: each env's own)")
@@ -163,8 +163,11 @@ def _one_line_errors(run):
             return run(args)
         except Unauthorized as exc:
             raise SystemExit(f"error: {exc} (set AGENTENV_TOKEN to the servers' token)") from None
-        except (ServerUnreachable, AgentError) as exc:
-            raise SystemExit(f"error: {exc}; rerun the same command to resume") from None
+        except ServerUnreachable as exc:
+            raise SystemExit(f"error: {exc}; is that server up? (without --url, bench starts the servers itself; "
+                             f"finished episodes are kept: rerun to resume)") from None
+        except AgentError as exc:
+            raise SystemExit(f"error: the model endpoint failed: {exc}; rerun the same command to resume") from None
         except (UnknownEnv, ValueError, EnvError, RuntimeError, TimeoutError) as exc:
             raise SystemExit(f"error: {exc}") from None
 
