@@ -23,7 +23,6 @@ It sits beside the CLI rather than in ``controller/`` because it starts servers:
 from __future__ import annotations
 
 import argparse
-import functools
 import itertools
 import json
 import re
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from agentenv.cli import HelpWithDefaults, ListOption, whole_number
+from agentenv.controller.commands import one_line_errors
 from agentenv.controller.stats import average_rate_interval, bootstrap_mean, bootstrap_mean_of_means, wilson
 from agentenv.controller.suites import DEFAULT_SUITE
 
@@ -150,31 +150,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_bench)
 
 
-def _one_line_errors(run):
-    """Mistakes and lost dependencies as ``error: ...`` and exit status 1, as ``eval`` does."""
-
-    @functools.wraps(run)
-    def wrapped(args: argparse.Namespace) -> int:
-        from agentenv.controller.openai_agent import AgentError
-        from agentenv.protocol import EnvError, ServerUnreachable, Unauthorized
-        from agentenv.registry import UnknownEnv
-
-        try:
-            return run(args)
-        except Unauthorized as exc:
-            raise SystemExit(f"error: {exc} (set AGENTENV_TOKEN to the servers' token)") from None
-        except ServerUnreachable as exc:
-            raise SystemExit(f"error: {exc}; is that server up? (without --url, bench starts the servers itself; "
-                             f"finished episodes are kept: rerun to resume)") from None
-        except AgentError as exc:
-            raise SystemExit(f"error: the model endpoint failed: {exc}; rerun the same command to resume") from None
-        except (UnknownEnv, ValueError, EnvError, RuntimeError, TimeoutError) as exc:
-            raise SystemExit(f"error: {exc}") from None
-
-    return wrapped
+def _servers_hint(args: argparse.Namespace) -> str:
+    return "is that server up? (without --url, bench starts the servers itself; finished episodes are kept: rerun to resume)"
 
 
-@_one_line_errors
+@one_line_errors(_servers_hint, lambda args: "rerun the same command to resume", also=(RuntimeError, TimeoutError))
 def run_bench(args: argparse.Namespace) -> int:
     from agentenv.controller.agents import agent_from_spec
     from agentenv.controller.evaluator import EvalTask, evaluate

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from agentenv.cli import HelpWithDefaults, ListOption, whole_number
@@ -89,27 +90,36 @@ def _jsonl_path(text: str) -> str:
     return text
 
 
-def _one_line_errors(run):
-    """A mistake or a lost dependency (an env not installed, a model folder missing, a server or model
-    endpoint down, a token refused): ``error: ...`` saying what to do and exit status 1, not a traceback."""
+def one_line_errors(
+    servers_hint: Callable[[argparse.Namespace], str] | None = None,
+    resume_hint: Callable[[argparse.Namespace], str] | None = None,
+    also: tuple[type[Exception], ...] = (),
+):
+    """A command's mistakes and lost dependencies (an env not installed, a model folder missing, a server or
+    model endpoint down, a token refused) as ``error: ...`` saying what to do and exit status 1, not a
+    traceback.  ``servers_hint`` / ``resume_hint`` say what to do when a server / the model endpoint is
+    down (``eval``'s by default); ``also``: more exception types that are the user's to fix."""
 
-    @functools.wraps(run)
-    def wrapped(args: argparse.Namespace) -> int:
-        from agentenv.controller.openai_agent import AgentError
-        from agentenv.registry import UnknownEnv
+    def decorate(run):
+        @functools.wraps(run)
+        def wrapped(args: argparse.Namespace) -> int:
+            from agentenv.controller.openai_agent import AgentError
+            from agentenv.registry import UnknownEnv
 
-        try:
-            return run(args)
-        except Unauthorized as exc:
-            raise SystemExit(f"error: {exc} (set AGENTENV_TOKEN to the servers' token)") from None
-        except ServerUnreachable as exc:
-            raise SystemExit(f"error: {exc}; {_servers_hint(args)}") from None
-        except AgentError as exc:
-            raise SystemExit(f"error: the model endpoint failed: {exc}; {_resume_hint(args)}") from None
-        except (UnknownEnv, ValueError, EnvError) as exc:
-            raise SystemExit(f"error: {exc}") from None
+            try:
+                return run(args)
+            except Unauthorized as exc:
+                raise SystemExit(f"error: {exc} (set AGENTENV_TOKEN to the servers' token)") from None
+            except ServerUnreachable as exc:
+                raise SystemExit(f"error: {exc}; {(servers_hint or _servers_hint)(args)}") from None
+            except AgentError as exc:
+                raise SystemExit(f"error: the model endpoint failed: {exc}; {(resume_hint or _resume_hint)(args)}") from None
+            except (UnknownEnv, ValueError, EnvError, *also) as exc:
+                raise SystemExit(f"error: {exc}") from None
 
-    return wrapped
+        return wrapped
+
+    return decorate
 
 
 def _servers_hint(args: argparse.Namespace) -> str:
@@ -129,7 +139,7 @@ def _resume_hint(args: argparse.Namespace) -> str:
     return f"{finished} episodes are finished in {out}; rerun the same command to resume"
 
 
-@_one_line_errors
+@one_line_errors()
 def run_eval(args: argparse.Namespace) -> int:
     from agentenv.controller.agents import agent_from_spec
     from agentenv.controller.evaluator import evaluate
@@ -163,7 +173,7 @@ def run_eval(args: argparse.Namespace) -> int:
             source.close()
 
 
-@_one_line_errors
+@one_line_errors()
 def run_collect(args: argparse.Namespace) -> int:
     from agentenv.controller.evaluator import evaluate
     from agentenv.controller.expert import ExpertAgent
@@ -221,7 +231,7 @@ def _write_dataset(folder: Path, tasks: list, sources: dict[str, EnvSource], exp
     print(f"{sum(c['kept'] for c in counts.values())} trajectories in {folder} ({listing})", file=sys.stderr)
 
 
-@_one_line_errors
+@one_line_errors()
 def run_compare(args: argparse.Namespace) -> int:
     from agentenv.controller.compare import compare, print_table
     from agentenv.data.trajectory import write_json
