@@ -556,7 +556,7 @@ def test_up_forwards_ttl_and_hands_the_token_over_off_the_command_line(monkeypat
     monkeypatch.setattr(launcher, "ServerProcesses", FakeProcesses)
     monkeypatch.setattr(signal, "signal", lambda *args: None)
     with pytest.raises(Started):
-        cli.main(["up", "counter", "--ttl", "30", "--token", "s3cret"])
+        cli.main(["--debug", "up", "counter", "--ttl", "30", "--token", "s3cret"])  # --debug: the exception itself
     assert started["token"] == "s3cret" and "s3cret" not in started["extra_args"]
     assert started["extra_args"][started["extra_args"].index("--ttl") + 1] == "30.0"
 
