@@ -226,11 +226,9 @@ def test_the_sample_serves_agentgyms_wire(sample):
     assert SampleEnv.splits == {"train": range(10, 10), "valid": range(10, 10), "test": range(0, 10)}
     with running_server(SampleEnv) as url, httpx.Client(base_url=url, timeout=30) as http:
         env_idx = http.post("/create").json()
-        reset = http.post("/reset", json={"env_idx": env_idx, "session_id": 5}).json()
+        observation, info = http.post("/reset", json={"env_idx": env_idx, "session_id": 5}).json()  # AgentGym's pair
         goal = http.get("/instruction_text", params={"env_idx": env_idx}).json()
-        assert reset["observation"].startswith("WebShop [SEP] Instruction:") and goal.startswith(
-            "Instruction: i "
-        )
+        assert info is None and observation.startswith("WebShop [SEP] Instruction:") and goal.startswith("Instruction: i ")
         for _ in range(SampleEnv.max_rounds):
             move = http.get("/expert", params={"env_idx": env_idx}).json()
             step = http.post("/step", json={"env_idx": env_idx, "action": move["action"]}).json()

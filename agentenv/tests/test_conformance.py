@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+# Imported at collection, in the main thread: imported first inside a test, pytest's assertion rewriting
+# parses schemathesis's modules while the test's server threads run, and CPython 3.11.7's AST constructor
+# then failed once ("SystemError: AST constructor recursion depth mismatch").
+import schemathesis.checks  # noqa: F401
+import schemathesis.specs.openapi.checks  # noqa: F401
+
 from agentenv.registry import env_class, installed_envs
 from agentenv.testing import check_env, check_openapi, check_server, running_server
 from agentenv.testing.conformance import check_openenv
