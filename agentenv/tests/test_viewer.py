@@ -85,6 +85,12 @@ def chromium() -> str:
 def test_the_page_in_a_browser_filters_opens_and_compares(results, tmp_path):
     executable = chromium()
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    from importlib.metadata import version
+
+    if tuple(int(part) for part in version("playwright").split(".")[:2]) < (1, 41):
+        # `make test-lowest` installs WebArena's floor, 1.40.0, whose sync API never finished starting here
+        # (greenlet); WebArena uses the async API, which works there.  Checked with 1.65.2.
+        pytest.skip("playwright 1.40's sync API hangs on this set-up; the viewer's browser test needs 1.41+")
     screenshots = Path(os.environ.get("AGENTENV_VIEWER_SCREENSHOTS") or tmp_path)
     screenshots.mkdir(parents=True, exist_ok=True)
     with running_server(create_app(list(results))) as url, sync_api.sync_playwright() as pw:
