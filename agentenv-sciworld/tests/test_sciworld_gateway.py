@@ -13,11 +13,16 @@ from py4j.protocol import Py4JError
 from agentenv.testing import running_server
 
 
+def _connections(process: psutil.Process) -> list:
+    """A process's inet sockets: ``net_connections`` since psutil 6, ``connections`` before (the floor is 5.9.5)."""
+    return getattr(process, "net_connections", process.connections)(kind="inet")
+
+
 def listening(pid: int) -> list[tuple[str, int]]:
     """``(address, port)`` of every TCP socket process ``pid`` listens on."""
     return [
         (c.laddr.ip, c.laddr.port)
-        for c in psutil.Process(pid).net_connections(kind="inet")
+        for c in _connections(psutil.Process(pid))
         if c.status == psutil.CONN_LISTEN
     ]
 
