@@ -458,7 +458,7 @@ def _fuzz_openapi(url: str, max_examples: int) -> tuple[int, list[str]]:
             nonlocal cases
             cases += 1
             try:
-                case.call_and_validate(checks=checks)
+                case.call_and_validate(checks=checks, timeout=60)  # a JVM (SciWorld) starts slowly on a loaded machine
             except (Exception, FailureGroup) as exc:  # collected: every operation is fuzzed before the verdict
                 failures.append(f"{case.operation.label}: {str(exc).strip().splitlines()[0]}")
 
