@@ -23,7 +23,6 @@ from .web import (
     not_found,
     page,
     redirect,
-    safe_next,
     select,
     table,
 )
@@ -74,13 +73,8 @@ def build(store: Store, control_token: str) -> Site:
 
     @app.post("/admin/login")
     async def login(request: Request) -> Response:
-        db = site.db(request)
-        form = await form_data(request)
-        row = db.execute("SELECT username FROM admins WHERE username = ? AND password = ?",
-                         (form.get("username", ""), form.get("password", ""))).fetchone()
-        if row is None:
-            return redirect("/admin/login?failed=1")
-        return site.logged_in(redirect(safe_next(form.get("next"), "/admin/dashboard")), COOKIE, row[0])
+        return await site.sign_in(request, query="SELECT username FROM admins WHERE username = ? AND password = ?",
+                                  name_field="username", cookie=COOKIE, login_path="/admin/login", home="/admin/dashboard")
 
     @app.get("/admin/logout")
     async def logout(request: Request) -> Response:

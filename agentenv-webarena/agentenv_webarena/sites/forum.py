@@ -22,7 +22,6 @@ from .web import (
     not_found,
     page,
     redirect,
-    safe_next,
     select,
     textarea,
 )
@@ -193,13 +192,8 @@ def build(store: Store, control_token: str) -> Site:
 
     @app.post("/login")
     async def login(request: Request) -> Response:
-        db = site.db(request)
-        form = await form_data(request)
-        row = db.execute("SELECT name FROM users WHERE name = ? AND password = ?",
-                         (form.get("username", ""), form.get("password", ""))).fetchone()
-        if row is None:
-            return redirect("/login?failed=1")
-        return site.logged_in(redirect(safe_next(form.get("next"), "/")), COOKIE, row[0])
+        return await site.sign_in(request, query="SELECT name FROM users WHERE name = ? AND password = ?",
+                                  name_field="username", cookie=COOKIE, login_path="/login", home="/")
 
     @app.get("/logout")
     async def logout(request: Request) -> Response:

@@ -22,7 +22,6 @@ from .web import (
     not_found,
     page,
     redirect,
-    safe_next,
     select,
     table,
     textarea,
@@ -148,13 +147,9 @@ def build(store: Store, control_token: str) -> Site:
 
     @app.post("/customer/account/login")
     async def login(request: Request) -> Response:
-        db = site.db(request)
-        form = await form_data(request)
-        row = db.execute("SELECT email FROM customers WHERE email = ? AND password = ?",
-                         (form.get("email", "").strip().lower(), form.get("password", ""))).fetchone()
-        if row is None:
-            return redirect("/customer/account/login?failed=1")
-        return site.logged_in(redirect(safe_next(form.get("next"), "/customer/account")), COOKIE, row[0])
+        return await site.sign_in(request, query="SELECT email FROM customers WHERE email = ? AND password = ?",
+                                  name_field="email", cookie=COOKIE, login_path="/customer/account/login",
+                                  home="/customer/account", normalise=lambda email: email.strip().lower())
 
     @app.get("/customer/account/logout")
     async def logout(request: Request) -> Response:

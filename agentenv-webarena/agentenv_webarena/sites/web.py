@@ -125,6 +125,16 @@ class Site:
         response.set_cookie(cookie, self.store.login(self.name, user), httponly=True, samesite="lax", path="/")
         return response
 
+    async def sign_in(self, request: Request, *, query: str, name_field: str, cookie: str, login_path: str,
+                      home: str, normalise=lambda name: name) -> Response:
+        """A login form's POST: the user ``query`` finds by ``(name, password)`` (the form's ``name_field``,
+        normalised) signed in and sent to the form's ``next`` (else ``home``); back to the form when none."""
+        form = await form_data(request)
+        row = self.db(request).execute(query, (normalise(form.get(name_field, "")), form.get("password", ""))).fetchone()
+        if row is None:
+            return redirect(f"{login_path}?failed=1")
+        return self.logged_in(redirect(safe_next(form.get("next"), home)), cookie, row[0])
+
     def logged_out(self, request: Request, response: Response, cookie: str) -> Response:
         self.store.logout(request.cookies.get(cookie))
         response.delete_cookie(cookie, path="/")
