@@ -20,7 +20,7 @@ $PY -m pip download -q -d "$OUT/wheels" --no-deps --only-binary=:all: --python-v
   --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform any \
   fastapi starlette uvicorn h11 pydantic pydantic-core annotated-types typing-inspection \
   opentelemetry-api importlib-metadata lazy-importer \
-  datasets dill multiprocess gymnasium farama-notifications minigrid==3.2.0 pygame-ce gguf hjson
+  datasets dill multiprocess gymnasium farama-notifications minigrid==3.2.0 pygame-ce gguf hjson trl==1.16.0
 $PY -m pip download -q -d "$OUT/wheels" --no-deps --no-binary=:all: "deepspeed>=0.19.8"  # an sdist; builds in seconds
 
 $PY -c "import sys; from pathlib import Path; from agentenv.models import copy_shape, smollm2; \

@@ -7,28 +7,40 @@
 # 2. BC throughput and peak memory of SmolLM2-135M's shape in bf16 under DeepSpeed ZeRO-2 (torchrun);
 # 3. one AgentEvol iteration on BabyAI with batched generation (64 episodes at a time), training under
 #    torchrun + ZeRO-2.  The weights are random (the 93 MiB GGUF cannot travel), so the agent's success
-#    says nothing; the iteration proves the GPU path and times its stages.
+#    says nothing; the iteration proves the GPU path and times its stages;
+# 4. GRPO from that iteration's model: 3 steps of 32 BabyAI episodes (groups of 8), generated in one batch
+#    by the live policy on the GPU (HFAgent: vLLM is too big to travel to the lent machine), bf16.
+# Each step has its own time limit and a failed step does not stop the next; `steps.txt` says which passed.
 # Figures land in $OUT (the device tool brings them back) and in runs/gpu_proof/.
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-runs/gpu_proof/out}
 mkdir -p "$OUT" runs/gpu_proof
 PY=python3
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/gpu.txt"
 
-$PY -m pip install -q --no-index --no-deps .gpu_carry/wheels/*.whl
-$PY -m pip install -q --no-index --no-deps --no-build-isolation .gpu_carry/wheels/deepspeed-*.tar.gz
-$PY -m pip install -q --no-index --no-deps --no-build-isolation -e agentenv -e agentenv-babyai
+step() {  # step NAME SECONDS COMMAND...: run it under a time limit, note in steps.txt whether it passed
+  local name=$1 limit=$2; shift 2
+  local start=$SECONDS
+  timeout "$limit" "$@"
+  local rc=$?
+  echo "$name rc=$rc seconds=$((SECONDS - start))" | tee -a "$OUT/steps.txt"
+}
+: > "$OUT/steps.txt"
+
+$PY -m pip install -q --no-index --no-deps .gpu_carry/wheels/*.whl || exit 1
+step deepspeed-install 120 $PY -m pip install -q --no-index --no-deps --no-build-isolation .gpu_carry/wheels/deepspeed-*.tar.gz
+$PY -m pip install -q --no-index --no-deps --no-build-isolation -e agentenv -e agentenv-babyai || exit 1
 $PY -m pip check || true  # anything the carried wheels still miss shows here
-$PY -c "import torch, deepspeed, agentenv, agentenv_babyai; print('torch', torch.__version__, 'deepspeed', deepspeed.__version__)"
+$PY -c "import torch, deepspeed, trl, agentenv, agentenv_babyai; print('torch', torch.__version__, 'deepspeed', deepspeed.__version__, 'trl', trl.__version__)"
 
 # 2. throughput: bf16 ("auto" on a GPU that has it), ZeRO-2, one process per GPU
-$PY benchmarks/train_throughput.py --model shape:.gpu_carry/smollm2_shape --deepspeed examples/deepspeed/zero2.json \
+step bc-throughput 180 $PY benchmarks/train_throughput.py --model shape:.gpu_carry/smollm2_shape --deepspeed examples/deepspeed/zero2.json \
   --steps 40 --batch-size 8 --work runs/gpu_proof/throughput --out "$OUT/train_throughput_gpu.json" 2>&1 | tail -25
 
 # 3. one AgentEvol iteration: BC on the expert data above, explore 64 tasks x 2 samples in batches of 64,
 #    keep, retrain from the base, evaluate on 64 held-out tasks; the stage times are in stages.json
-$PY -m agentenv.trainer evol --model runs/gpu_proof/throughput/random_smollm2_shape \
+step agentevol 300 $PY -m agentenv.trainer evol --model runs/gpu_proof/throughput/random_smollm2_shape \
   --data runs/gpu_proof/throughput/babyai_expert_128.jsonl --output-dir runs/gpu_proof/agentevol \
   --envs babyai --local --iterations 1 --explore-limit 64 --samples-per-instruction 2 --eval-limit 64 \
   --concurrency 64 --max-rounds 10 --max-new-tokens 64 --num-epochs 1 --batch-size 8 --max-length 2048 \
@@ -36,3 +48,12 @@ $PY -m agentenv.trainer evol --model runs/gpu_proof/throughput/random_smollm2_sh
   2>&1 | tail -30
 cp runs/gpu_proof/agentevol/summary.json "$OUT/agentevol_summary.json"
 cp runs/gpu_proof/agentevol/iter_1/stages.json "$OUT/agentevol_iter1_stages.json"
+
+# 4. GRPO: 3 steps x 32 episodes (4 tasks x 8 samples), one generation batch of 32, bf16, no vLLM
+start=$(ls -d runs/gpu_proof/agentevol/iter_*/model 2>/dev/null | tail -1)
+step grpo 200 $PY -m agentenv.cli train grpo --model "${start:-runs/gpu_proof/throughput/random_smollm2_shape}" \
+  --env babyai --local --train-limit 64 --num-generations 8 --batch-size 32 --max-steps 3 --max-rounds 10 \
+  --max-new-tokens 64 --max-length 2048 --learning-rate 1e-5 --concurrency 32 --save-every 0 \
+  --output-dir runs/gpu_proof/grpo 2>&1 | tail -12
+cp runs/gpu_proof/grpo/train_log.jsonl "$OUT/grpo_train_log.jsonl"
+cat "$OUT/steps.txt"

@@ -63,7 +63,7 @@ class RemoteEnv(_ClosedOnExit):
 
 class LocalEnv(_ClosedOnExit):
     """An :class:`~agentenv.env.Environment` subclass run in this process (tests, benchmarks, ``--local``):
-    its sessions are :class:`~agentenv.session.LocalSession`\ s, which follow a server's rules."""
+    its sessions are :class:`~agentenv.session.LocalSession` objects, which follow a server's rules."""
 
     def __init__(self, env_cls: type[Environment]) -> None:
         self.env_cls = env_cls
