@@ -16,6 +16,9 @@ connection.  Usage::
 ``agentenv serve --workers N`` (both up at once, phases alternating, ``--rounds`` times): steps/s, p99 and
 errors of ``--clients`` clients (64 by default).
 
+``--vs-bare`` measures instead the server against the bare endpoint alone: ``--clients`` clients (64 by
+default), phases alternating, ``--rounds`` times, and the ratio of the medians.
+
 ``--compare REF`` measures instead this checkout's server against the server of git revision ``REF`` (a
 worktree of it, run by this venv's Python) in the same run, phases alternating: the median step over HTTP
 with one client and the steps/s of 64 clients, each ``--rounds`` times.
@@ -337,19 +340,78 @@ def compare_workers(args: argparse.Namespace, tasks: list[int], actions: list[st
                               "cpus": os.cpu_count()})
 
 
+@contextmanager
+def bare_server():
+    """The bare FastAPI endpoint in a uvicorn process of its own (as ``agentenv serve`` runs a server); its URL."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "--factory", "server_throughput:bare_app", "--port", str(port),
+         "--log-level", "warning", "--no-access-log"],
+        cwd=Path(__file__).parent,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.post(f"{url}/constant")
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("the bare endpoint's server did not start") from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def compare_bare(args: argparse.Namespace, tasks: list[int], actions: list[str], console: Console) -> None:
+    """The env's server against the bare endpoint, ``args.clients`` clients, phases alternating."""
+    group = server_of(args.env)
+    names = [f"{args.env} /step", "bare endpoint"]
+    figures: dict[str, list[dict[str, float]]] = {name: [] for name in names}
+    with ServerProcesses([group], ports={group: free_port()}) as urls, bare_server() as bare_url:
+        for _ in range(args.rounds):
+            figures[names[0]].append(Load(f"{urls[group]}/{args.env}", args.seconds, args.client)
+                                     .run(args.clients, tasks=tasks, actions=actions) | {"load_avg_1m": os.getloadavg()[0]})
+            figures[names[1]].append(Load(bare_url, args.seconds, args.client).run(args.clients, bare=True)
+                                     | {"load_avg_1m": os.getloadavg()[0]})
+    table = Table(title=f"{args.env} server against a bare FastAPI endpoint, {args.clients} {args.client} clients "
+                        f"({args.rounds} rounds of {args.seconds:g} s, alternating; {os.cpu_count()} cores)")
+    for column in ("server", "requests/s (median)", "each round", "p99 (median)", "errors", "load avg"):
+        table.add_column(column)
+    summary = {}
+    for name, runs in figures.items():
+        rates = [r["per_s"] for r in runs]
+        summary[name] = {"per_s": statistics.median(rates), "p99_ms": statistics.median(r["p99_ms"] for r in runs),
+                         "errors": sum(r["errors"] for r in runs), "runs": runs}
+        table.add_row(name, f"{summary[name]['per_s']:.0f}", " ".join(f"{v:.0f}" for v in rates),
+                      f"{summary[name]['p99_ms']:.0f} ms", str(summary[name]["errors"]),
+                      " ".join(f"{r['load_avg_1m']:.1f}" for r in runs))
+    ratio = summary[names[0]]["per_s"] / summary[names[1]]["per_s"]
+    table.add_row("ratio", f"{ratio:.2f}", "", "", "", "")
+    console.print(table)
+    if args.out:
+        write_json(args.out, {"env": args.env, "clients": args.clients, "client": args.client,
+                              "seconds_per_phase": args.seconds, "servers": summary, "ratio": ratio,
+                              "cpus": os.cpu_count()})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", default="maze", choices=installed_envs())
     parser.add_argument("--seconds", type=float, default=5.0, help="length of each load phase")
     parser.add_argument("--latency-steps", type=int, default=2000)
     parser.add_argument("--workers", type=int, default=0, help="measure 1 process against this many workers")
-    parser.add_argument("--clients", type=int, default=64, help="--workers: concurrent clients")
+    parser.add_argument("--clients", type=int, default=64, help="--workers, --vs-bare: concurrent clients")
     parser.add_argument("--client", choices=["httpx", "raw"], default="httpx",
                         help="the load generator's HTTP client: httpx, or a bare keep-alive connection (less CPU)")
     parser.add_argument("--actions", help="the actions to step with, comma-separated (default: the first test "
                         "task's available actions)")
+    parser.add_argument("--vs-bare", action="store_true", help="measure the server against the bare endpoint alone")
     parser.add_argument("--compare", metavar="REF", help="measure against the server of this git revision")
-    parser.add_argument("--rounds", type=int, default=3, help="--compare: alternating rounds per server")
+    parser.add_argument("--rounds", type=int, default=3, help="--compare, --workers, --vs-bare: alternating rounds per server")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
     args = parser.parse_args()
     console = Console()
@@ -368,16 +430,13 @@ def main() -> None:
     if args.workers:
         compare_workers(args, tasks, actions, console)
         return
+    if args.vs_bare:
+        compare_bare(args, tasks, actions, console)
+        return
 
     results: dict[str, object] = {"env": args.env, "seconds_per_phase": args.seconds}
-    interrupt_on_sigterm()  # a SIGTERM still stops the bare server below (the finally)
-    bare_port = free_port()
-    bare_proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--factory", "server_throughput:bare_app", "--port", str(bare_port),
-         "--log-level", "warning", "--no-access-log"],
-        cwd=Path(__file__).parent,
-    )
-    try:
+    interrupt_on_sigterm()  # a SIGTERM still stops the servers below
+    with bare_server() as bare_url:
         with ServerProcesses([server_of(args.env)], ports={server_of(args.env): free_port()}) as urls:
             url = urls[server_of(args.env)]
             base = f"{url}/{args.env}"
@@ -390,26 +449,14 @@ def main() -> None:
                 "without": Load(base, args.seconds, args.client).run(16, tasks=tasks, actions=actions),
                 "with": Load(base, args.seconds, args.client).run(16, tasks=tasks, actions=actions, churn=True),
             }
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.post(f"http://127.0.0.1:{bare_port}/constant")
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
-        with httpx.Client(base_url=f"http://127.0.0.1:{bare_port}") as http:
+        with httpx.Client(base_url=bare_url) as http:
             latencies = []
             for _ in range(args.latency_steps):
                 start = time.perf_counter()
                 http.post("/constant")
                 latencies.append(time.perf_counter() - start)
         results["latency_ms"]["bare_fastapi_http"] = 1000 * statistics.median(latencies)
-        results["bare_fastapi"] = Load(f"http://127.0.0.1:{bare_port}", args.seconds, args.client).run(64, bare=True)
-    finally:
-        bare_proc.terminate()
-        bare_proc.wait()
+        results["bare_fastapi"] = Load(bare_url, args.seconds, args.client).run(64, bare=True)
 
     lat = results["latency_ms"]
     table = Table(title=f"{args.env} server: {args.seconds:.0f} s per load phase")

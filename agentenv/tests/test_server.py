@@ -11,11 +11,15 @@ from typing import Any, ClassVar
 
 import httpx
 import pytest
-from fastapi import FastAPI
+from fastapi import APIRouter, Body, FastAPI
+from fastapi.responses import JSONResponse
 
 from agentenv.client import EnvClient, EpisodeFinished, ServerFull, SessionNotFound
 from agentenv.env import Environment, ExpertAction, StepResult, Wire
+from agentenv.protocol import CreateRequest, StepRequest
+from agentenv.server.app import create_app
 from agentenv.server.errors import install_error_handlers
+from agentenv.server.routing import BodyRoute, add_routes
 from agentenv.server.sessions import SessionPool
 from agentenv.testing import running_server
 
@@ -724,3 +728,75 @@ def test_serve_options_are_checked(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(argv)
     assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def body_route_server():
+    """One endpoint twice: served by :class:`BodyRoute` (``/lean``) and by FastAPI itself (``/plain``)."""
+    app = FastAPI()
+    install_error_handlers(app)
+    for prefix, route_class in (("/lean", BodyRoute), ("/plain", APIRouter().route_class)):
+        router = APIRouter(route_class=route_class)
+
+        @router.post("/step")
+        async def step(body: StepRequest) -> Any:
+            return JSONResponse({"id": body.id, "env_idx": body.env_idx, "action": body.action})
+
+        @router.post("/create")
+        async def create(body: CreateRequest | None = Body(None)) -> Any:
+            return JSONResponse(None if body is None else body.model_dump(exclude_none=True))
+
+        add_routes(app, router.routes, prefix)
+    with running_server(app) as url:
+        yield url
+
+
+@pytest.mark.parametrize(
+    ("route", "body"),
+    [
+        ("/step", b'{"id": 3, "action": "add 1"}'),
+        ("/step", b'{"env_idx": 3, "action": "add 1", "extra": [1]}'),
+        ("/step", b'{"id": 3}'),
+        ("/step", b'{"id": "three", "action": "add 1"}'),
+        ("/step", b'{"id": true, "action": "add 1"}'),
+        ("/step", b'{"id": 3, "action": 7}'),
+        ("/step", b"[]"),
+        ("/step", b"null"),
+        ("/step", b""),
+        ("/step", b"{not json"),
+        ("/step", b"\xff"),
+        ("/create", b""),
+        ("/create", b"{}"),
+        ("/create", b'{"data_idx": 2}'),
+        ("/create", b'{"data_idx": "two"}'),
+        ("/create", b"null"),
+        ("/create", b"[1]"),
+    ],
+)
+def test_a_body_route_answers_as_fastapi_does(body_route_server, route, body):
+    json_type = {"content-type": "application/json"}
+    lean = httpx.post(f"{body_route_server}/lean{route}", content=body, headers=json_type)
+    plain = httpx.post(f"{body_route_server}/plain{route}", content=body, headers=json_type)
+    assert lean.status_code == plain.status_code
+    if lean.status_code == 200:
+        assert lean.json() == plain.json()
+    else:  # the same fields named (pydantic's JSON and Python wording differ; a JSON error's position too)
+        assert lean.status_code == 422 and lean.json()["error"].startswith("malformed request")
+        assert fields_named(lean.json()["error"]) == fields_named(plain.json()["error"])
+
+
+def fields_named(message: str) -> set[str]:
+    """``{"body.action", ...}`` of ``malformed request: body.action: Field required; ...``, numbers left out
+    (FastAPI's "There was an error parsing the body" names no field: the body)."""
+    parts = message.removeprefix("malformed request: ").split("; ")
+    return {".".join(p for p in part.split(":")[0].split(".") if not p.isdigit()) if ":" in part else "body"
+            for part in parts}
+
+def test_the_routes_of_every_step_come_first_and_skip_fastapis_solver_only_without_a_token():
+    for token, lean in ((None, True), ("s3cret", False)):
+        app = create_app(CounterEnv, token=token)
+        paths = [route.path for route in app.router.routes if isinstance(route, BodyRoute)]
+        assert paths[:8] == ["/counter/step", "/step", "/counter/reset", "/reset", "/counter/create", "/create",
+                             "/counter/close", "/close"]
+        step = next(r for r in app.router.routes if getattr(r, "path", "") == "/step")
+        assert (step.get_route_handler().__qualname__.startswith("BodyRoute")) is lean

@@ -203,18 +203,19 @@ def openenv_router(pool: SessionPool, auth: Callable[[Any], Awaitable[None]] | N
     ``auth`` when the server has a token: a dependency of the HTTP routes, and checked by the WebSocket itself
     on its handshake's headers (a dependency that takes a request cannot run on a WebSocket)."""
     env_cls = pool.env_cls
-    http = APIRouter(dependencies=[Depends(auth)] if auth else [])
+    router = APIRouter()
+    guarded = [Depends(auth)] if auth else []  # the HTTP routes'; the WebSocket checks for itself
 
-    @http.get("/health")
+    @router.get("/health", dependencies=guarded)
     async def health() -> dict[str, str]:
         return {"status": "healthy"}
 
-    @http.get("/metadata", response_model=OpenEnvMetadata)
+    @router.get("/metadata", response_model=OpenEnvMetadata, dependencies=guarded)
     async def metadata() -> OpenEnvMetadata:
         description = getattr(env_cls, "task_text", "") or env_cls.instruction
         return OpenEnvMetadata(name=env_cls.name, description=description, version=env_cls.version)
 
-    @http.get("/schema", response_model=OpenEnvSchema)
+    @router.get("/schema", response_model=OpenEnvSchema, dependencies=guarded)
     async def schema() -> OpenEnvSchema:
         return OpenEnvSchema(
             action=AgentGymAction.model_json_schema(),
@@ -223,26 +224,23 @@ def openenv_router(pool: SessionPool, auth: Callable[[Any], Awaitable[None]] | N
             state=AgentGymState.model_json_schema(),
         )
 
-    @http.get("/state", response_model=AgentGymState)
+    @router.get("/state", response_model=AgentGymState, dependencies=guarded)
     async def state() -> AgentGymState:
         """OpenEnv's HTTP state: a fresh session's (the WebSocket's ``state`` is its own session's)."""
         return AgentGymState()
 
-    @http.post("/reset", response_model=OpenEnvResult)
+    @router.post("/reset", response_model=OpenEnvResult, dependencies=guarded)
     async def reset(body: ResetBody = Body(default_factory=ResetBody)) -> Any:
         """OpenEnv's stateless HTTP reset: a task's first observation, on a session closed afterwards."""
         return await one_shot(pool, lambda episode: episode.reset(body.model_dump(exclude_none=True)))
 
-    @http.post("/step", response_model=OpenEnvResult)
+    @router.post("/step", response_model=OpenEnvResult, dependencies=guarded)
     async def step(body: StepBody) -> Any:
         """OpenEnv's stateless HTTP step: a fresh session has no episode, so it is always refused (409)."""
         raise EpisodeNotRunning(
             f"{env_cls.name}: OpenEnv's HTTP /step runs on a fresh session, which has no episode; "
             "run episodes over the WebSocket <base_url>/ws (what OpenEnv's client does)"
         )
-
-    router = APIRouter()
-    router.include_router(http)
 
     @router.websocket("/ws")
     async def websocket(socket: WebSocket) -> None:

@@ -1,0 +1,84 @@
+"""How the server's routes are laid out and served cheaply.
+
+An episode step is a few microseconds of environment inside a request that FastAPI's general machinery
+makes cost a few hundred (docs/benchmarks.md): finding the route among ~50, solving the route's dependencies,
+reading and validating its body.  Two things here keep that machinery off the routes every episode takes,
+with the same routes, OpenAPI schema and answers:
+
+- :func:`add_routes` puts a router's routes on the app as the app's own routes, so that the hot ones can
+  come first (Starlette tries routes in order, a regular expression each);
+- :class:`BodyRoute` serves a route whose only parameter is its JSON body by validating the raw bytes with
+  pydantic in one call and awaiting the endpoint, instead of FastAPI's dependency solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute, APIWebSocketRoute
+from pydantic import TypeAdapter, ValidationError
+from starlette.routing import BaseRoute
+
+
+class BodyRoute(APIRoute):
+    """An ``APIRoute`` that serves an endpoint of one JSON body parameter returning a ``Response`` directly.
+
+    The body's bytes go through the parameter's pydantic model in one call (``validate_json``); a refusal is
+    the :class:`RequestValidationError` FastAPI would raise (``loc`` starting with ``"body"``), answered by
+    the app's handler.  The OpenAPI schema is FastAPI's, from the same declaration.  A route with anything
+    else to solve (dependencies such as the bearer-token check, query or path parameters, the ``Request``)
+    is served by FastAPI as usual, so nothing it declares is skipped.
+    """
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        dependant = self.dependant
+        others = (dependant.path_params, dependant.query_params, dependant.header_params, dependant.cookie_params,
+                  dependant.dependencies)
+        special = (dependant.request_param_name, dependant.response_param_name, dependant.background_tasks_param_name,
+                   dependant.http_connection_param_name, dependant.websocket_param_name)
+        if len(dependant.body_params) != 1 or any(others) or any(special):
+            return super().get_route_handler()
+        field = dependant.body_params[0]
+        name, info, adapter = field.name, field.field_info, TypeAdapter(field.field_info.annotation)
+        required, endpoint = info.is_required(), self.endpoint
+
+        async def handler(request: Request) -> Response:
+            raw = await request.body()
+            if raw or required:
+                try:
+                    value = adapter.validate_json(raw)
+                except ValidationError as refused:
+                    errors = [error | {"loc": ("body", *error["loc"])} for error in refused.errors(include_url=False)]
+                    raise RequestValidationError(errors, body=raw) from None
+            else:  # no body where the body is optional: its default, as FastAPI gives it
+                value = info.get_default(call_default_factory=True)
+            answer = await endpoint(**{name: value})
+            if not isinstance(answer, Response):
+                raise TypeError(f"{endpoint.__name__} must return a Response to be served as a BodyRoute")
+            return answer
+
+        return handler
+
+
+def add_routes(
+    app: FastAPI, routes: Sequence[BaseRoute], prefix: str, *, dependencies: Sequence[Any] = (),
+    responses: dict[int | str, dict[str, Any]] | None = None,
+) -> None:
+    """Add an ``APIRouter``'s ``routes`` to ``app`` under ``prefix`` as the app's own routes (of the same
+    route class), with the given dependencies and answers besides their own.  This is what
+    ``app.include_router`` did until FastAPI began to keep an included router nested, matched route by
+    route twice on every request."""
+    for route in routes:
+        if isinstance(route, APIRoute):
+            app.router.add_api_route(
+                prefix + route.path, route.endpoint, methods=sorted(route.methods), name=route.name,
+                response_model=route.response_model, responses={**(responses or {}), **route.responses},
+                dependencies=[*dependencies, *route.dependencies], route_class_override=type(route),
+            )
+        elif isinstance(route, APIWebSocketRoute):
+            app.add_api_websocket_route(prefix + route.path, route.endpoint, name=route.name)
+        else:
+            raise TypeError(f"add_routes takes an APIRouter's own routes, not {type(route).__name__}")
