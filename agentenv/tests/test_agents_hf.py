@@ -148,6 +148,19 @@ def test_release_frees_the_cache(tiny):
     assert len(agent._caches) == 2
     agent.release(episodes[0])
     assert set(agent._caches) == {episodes[1].uid}
+    assert agent._spare  # the round's buffers wait for the next round
+    agent.release(episodes[1])
+    assert agent._spare == []  # no episode left: nothing held
+
+
+def test_episodes_joining_a_running_batch_answer_as_they_would_alone(tiny):
+    """A later, larger batch cannot reuse a smaller round's buffers: it takes new ones, with the same replies."""
+    agent = make_agent(tiny)
+    first, joining = make_episodes(2), make_episodes(3, offset=2)
+    play(agent, first, rounds=2)
+    together = play(agent, first + joining, rounds=2)
+    alone = [play(make_agent(tiny), make_episodes(1, offset=i), rounds=2)[0] for i in range(2, 5)]
+    assert together[2:] == alone
 
 
 def test_loads_from_folder_and_falls_back_to_chatml(tiny):

@@ -120,6 +120,9 @@ class HFAgent(Agent):
         self.stop_text = _STOP_TEXT.get(self.chat_format, [])
         self._caches: dict[int, _EpisodeCache] = {}
         self._generators: dict[int, torch.Generator] = {}
+        #: the last round's buffers per layer, reused by the next round: a fresh buffer of this size costs
+        #: its page faults every round, several times the copy into it (on CPU)
+        self._spare: list[tuple[torch.Tensor, torch.Tensor]] = []
         #: token counts since construction: prompt tokens fed to the model vs taken from the cache
         self.stats = {"prefilled_tokens": 0, "reused_tokens": 0, "generated_tokens": 0}
         self._generating = 0  # episodes in the batch being generated now
@@ -187,6 +190,8 @@ class HFAgent(Agent):
     def release(self, episode: Episode) -> None:
         self._caches.pop(episode.uid, None)
         self._generators.pop(episode.uid, None)
+        if not self._caches:
+            self._spare = []
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -241,7 +246,8 @@ class HFAgent(Agent):
                     past_values[layer][b] = row.cache.values[layer][:, : row.keep]
         positions = (real.long().cumsum(1) - 1).clamp(min=0)
         tokens, real, positions = tokens.to(self.device), real.to(self.device), positions.to(self.device)
-        cache = Cache(layers=[_RoundLayer(past_keys[i], past_values[i], prefix, capacity) for i in range(n_layers)])
+        spare = self._spare or [None] * n_layers
+        cache = Cache(layers=[_RoundLayer(past_keys[i], past_values[i], prefix, capacity, spare[i]) for i in range(n_layers)])
 
         generated: list[list[int]] = [[] for _ in rows]
         active = torch.ones(batch, dtype=torch.bool, device=self.device)
@@ -277,6 +283,7 @@ class HFAgent(Agent):
             row.cache.tokens = tokens[b, keep].tolist()
             row.cache.keys = [layer.key_buffer[b][:, keep] for layer in cache.layers]
             row.cache.values = [layer.value_buffer[b][:, keep] for layer in cache.layers]
+        self._spare = [layer.storage for layer in cache.layers]
         self._generating = 0
         return [self.decode_reply(g) for g in generated]
 
@@ -302,23 +309,32 @@ class HFAgent(Agent):
 class _RoundLayer(DynamicLayer):
     """One layer's KV cache for one generation round.
 
-    On the first forward it allocates ``[batch, heads, capacity, dim]`` and copies each row's kept prefix in,
-    right-aligned at ``prefix_len``; every forward, the first included, writes its keys and values in place.
+    On the first forward it takes ``[batch, heads, capacity, dim]`` buffers (views of the ``spare`` ones of an
+    earlier round where those are large enough, else new ones with a quarter more room, for the rounds to
+    come) and copies each row's kept prefix in, right-aligned at ``prefix_len``; every forward, the first
+    included, writes its keys and values in place.
     """
 
-    def __init__(self, past_keys: list, past_values: list, prefix_len: int, capacity: int) -> None:
+    def __init__(self, past_keys: list, past_values: list, prefix_len: int, capacity: int,
+                 spare: tuple[torch.Tensor, torch.Tensor] | None = None) -> None:
         super().__init__()
         self._past = (past_keys, past_values)
         self.length = prefix_len
         self.capacity = capacity
+        self.storage = spare
 
     def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
         batch, heads, _, dim = key_states.shape
         self.dtype, self.device = key_states.dtype, key_states.device
+        shape = (batch, heads, self.capacity, dim, value_states.shape[-1])
+        if not _fits(self.storage, shape, key_states):
+            room = self.capacity + self.capacity // 4
+            self.storage = (key_states.new_empty(batch, heads, room, dim),
+                            value_states.new_empty(batch, heads, room, value_states.shape[-1]))
+        self.key_buffer = self.storage[0][:batch, :, : self.capacity]
+        self.value_buffer = self.storage[1][:batch, :, : self.capacity]
         # slots from `length` on are written by `update` before anything reads them; the padding before each
         # row's prefix is zeroed, since masked keys must still be finite (0 * NaN would leak through softmax)
-        self.key_buffer = key_states.new_empty(batch, heads, self.capacity, dim)
-        self.value_buffer = value_states.new_empty(batch, heads, self.capacity, value_states.shape[-1])
         for b, (k, v) in enumerate(zip(*self._past, strict=True)):
             kept = 0 if k is None else k.shape[1]
             self.key_buffer[b, :, : self.length - kept] = 0
@@ -344,6 +360,17 @@ class _RoundLayer(DynamicLayer):
 
     def get_max_length(self) -> int:
         return self.capacity
+
+
+def _fits(storage: tuple[torch.Tensor, torch.Tensor] | None, shape: tuple[int, ...], like: torch.Tensor) -> bool:
+    """Whether buffers ``storage`` hold a round of ``shape`` (batch, heads, capacity, key dim, value dim)."""
+    if storage is None:
+        return False
+    keys, values = storage
+    batch, heads, capacity, dim, value_dim = shape
+    return (keys.dtype == like.dtype and keys.device == like.device and keys.shape[0] >= batch
+            and keys.shape[1] == heads and keys.shape[2] >= capacity and keys.shape[3] == dim
+            and values.shape[3] == value_dim)
 
 
 def _attention_mask(real: torch.Tensor, start: int, width: int, dtype: torch.dtype) -> torch.Tensor:
