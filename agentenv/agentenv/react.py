@@ -29,8 +29,12 @@ def parse_react(text: str) -> tuple[str, str]:
 
 
 def extract_action(text: str) -> str:
-    """The action of a reply (bare action or whole ReAct reply)."""
-    return parse_react(text)[1]
+    """The action of a reply (bare action or whole ReAct reply): :func:`parse_react`'s, without the thought."""
+    text = text or ""
+    last = None
+    for last in ACTION_MARKER.finditer(text):  # noqa: B007 - the last one is wanted
+        pass
+    return (text if last is None else text[last.end() :]).strip()
 
 
 def format_react(thought: str, action: str) -> str:

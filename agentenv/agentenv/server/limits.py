@@ -10,9 +10,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 class BodySizeLimit:
     """Answer 413 to any request whose body exceeds ``max_bytes``.
 
-    The declared ``Content-Length`` is checked first; the body is then read (it is at most ``max_bytes``)
-    and counted as it streams in, so a chunked or lying request is caught too.  The app gets the body
-    replayed in one message.
+    A declared ``Content-Length`` is checked, and the request passes on as it came (the server's HTTP
+    parser delivers no more than that length); a body without one (chunked) is read, counted as it
+    streams in (it is at most ``max_bytes``) and replayed to the app in one message.
     """
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
@@ -33,7 +33,9 @@ class BodySizeLimit:
                 if declared > self.max_bytes:
                     await _reject(send, 413, f"request body over {self.max_bytes} bytes")
                     return
-                break
+                # the HTTP parser delivers no more than the declared length: nothing left to count
+                await self.app(scope, receive, send)
+                return
 
         chunks: list[bytes] = []
         size = 0

@@ -66,11 +66,12 @@ class BodyRoute(APIRoute):
 def add_routes(
     app: FastAPI, routes: Sequence[BaseRoute], prefix: str, *, dependencies: Sequence[Any] = (),
     responses: dict[int | str, dict[str, Any]] | None = None,
-) -> None:
+) -> list[BaseRoute]:
     """Add an ``APIRouter``'s ``routes`` to ``app`` under ``prefix`` as the app's own routes (of the same
-    route class), with the given dependencies and answers besides their own.  This is what
-    ``app.include_router`` did until FastAPI began to keep an included router nested, matched route by
-    route twice on every request."""
+    route class), with the given dependencies and answers besides their own; returns the routes added.
+    This is what ``app.include_router`` did until FastAPI began to keep an included router nested, matched
+    route by route twice on every request."""
+    added = []
     for route in routes:
         if isinstance(route, APIRoute):
             app.router.add_api_route(
@@ -82,3 +83,5 @@ def add_routes(
             app.add_api_websocket_route(prefix + route.path, route.endpoint, name=route.name)
         else:
             raise TypeError(f"add_routes takes an APIRouter's own routes, not {type(route).__name__}")
+        added.append(app.router.routes[-1])
+    return added
