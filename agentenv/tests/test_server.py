@@ -186,6 +186,23 @@ def test_malformed_json_and_oversize_bodies(http):
     assert huge.status_code == 413 and "error" in huge.json()
 
 
+def test_a_chunked_body_is_counted_as_it_comes(http):
+    """No Content-Length (chunked): the body is counted as it streams in, refused past the limit, else served."""
+    sid = http.post("/counter/create", json={"data_idx": 0}).json()["id"]
+    try:
+        def chunks(body: bytes):
+            yield from (body[i : i + 65_536] for i in range(0, len(body), 65_536))
+
+        small = f'{{"id": {sid}, "action": "add 1"}}'.encode()
+        served = http.post("/counter/step", content=chunks(small), headers={"content-type": "application/json"})
+        assert "content-length" not in served.request.headers and served.status_code == 200
+        huge = f'{{"id": {sid}, "action": "{"x" * 1_200_000}"}}'.encode()
+        refused = http.post("/counter/step", content=chunks(huge), headers={"content-type": "application/json"})
+        assert refused.status_code == 413 and "error" in refused.json()
+    finally:
+        http.post("/counter/close", json={"id": sid})
+
+
 def test_step_before_reset_and_after_done_is_409(http):
     sid = http.post("/counter/create").json()["id"]
     try:
