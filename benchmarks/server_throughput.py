@@ -307,6 +307,28 @@ def compare(args: argparse.Namespace, tasks: list[int], actions: list[str], cons
         write_json(args.out, {"env": args.env, "baseline": args.compare, "servers": summary})
 
 
+def report_rounds(args: argparse.Namespace, figures: dict[str, list[dict[str, float]]], what: str, rate_key: str,
+                  unit: str, ratio_of: tuple[str, str], extra: dict[str, object], console: Console) -> None:
+    """Each server's alternating rounds as a table (median rate and p99, each round's rate, errors, load), the
+    ratio of the medians of ``ratio_of`` (numerator, denominator), and the JSON of ``--out``."""
+    table = Table(title=f"{what} ({args.rounds} rounds of {args.seconds:g} s, alternating; {os.cpu_count()} cores)")
+    for column in ("server", f"{unit} (median)", "each round", "p99 (median)", "errors", "load avg"):
+        table.add_column(column)
+    summary: dict[str, dict[str, object]] = {}
+    for name, runs in figures.items():
+        rates = [r["per_s"] for r in runs]
+        p99, errors = statistics.median(r["p99_ms"] for r in runs), sum(r["errors"] for r in runs)
+        summary[name] = {rate_key: statistics.median(rates), "p99_ms": p99, "errors": errors, "runs": runs}
+        table.add_row(name, f"{statistics.median(rates):.0f}", " ".join(f"{v:.0f}" for v in rates), f"{p99:.0f} ms",
+                      str(errors), " ".join(f"{r['load_avg_1m']:.1f}" for r in runs))
+    console.print(table)
+    ratio = summary[ratio_of[0]][rate_key] / summary[ratio_of[1]][rate_key]
+    console.print(f"ratio {ratio_of[0]} / {ratio_of[1]}: {ratio:.2f}")
+    if args.out:
+        write_json(args.out, {"env": args.env, "clients": args.clients, **extra, "seconds_per_phase": args.seconds,
+                              "servers": summary, "ratio": ratio, "cpus": os.cpu_count()})
+
+
 def compare_workers(args: argparse.Namespace, tasks: list[int], actions: list[str], console: Console) -> None:
     """One process against ``args.workers`` processes on one port, phases alternating."""
     group = server_of(args.env)
@@ -319,25 +341,8 @@ def compare_workers(args: argparse.Namespace, tasks: list[int], actions: list[st
             for name, base in bases.items():
                 figures[name].append(Load(base, args.seconds, args.client).run(args.clients, tasks=tasks, actions=actions)
                                      | {"load_avg_1m": os.getloadavg()[0]})
-    table = Table(title=f"{args.env} server, {args.clients} clients: 1 process against --workers {args.workers} "
-                        f"({args.rounds} rounds of {args.seconds:g} s, alternating; {os.cpu_count()} cores)")
-    for column in ("server", "steps/s (median)", "each round", "p99 (median)", "errors", "load avg"):
-        table.add_column(column)
-    summary = {}
-    for name, runs in figures.items():
-        rates = [r["per_s"] for r in runs]
-        summary[name] = {"steps_per_s": statistics.median(rates), "p99_ms": statistics.median(r["p99_ms"] for r in runs),
-                         "errors": sum(r["errors"] for r in runs), "runs": runs}
-        table.add_row(name, f"{summary[name]['steps_per_s']:.0f}", " ".join(f"{v:.0f}" for v in rates),
-                      f"{summary[name]['p99_ms']:.0f} ms", str(summary[name]["errors"]),
-                      " ".join(f"{r['load_avg_1m']:.1f}" for r in runs))
-    ratio = summary[names[1]]["steps_per_s"] / summary[names[0]]["steps_per_s"]
-    table.add_row("ratio", f"{ratio:.2f}", "", "", "", "")
-    console.print(table)
-    if args.out:
-        write_json(args.out, {"env": args.env, "clients": args.clients, "workers": args.workers,
-                              "seconds_per_phase": args.seconds, "servers": summary, "ratio": ratio,
-                              "cpus": os.cpu_count()})
+    report_rounds(args, figures, f"{args.env} server, {args.clients} clients: 1 process against --workers "
+                  f"{args.workers}", "steps_per_s", "steps/s", (names[1], names[0]), {"workers": args.workers}, console)
 
 
 @contextmanager
@@ -377,25 +382,8 @@ def compare_bare(args: argparse.Namespace, tasks: list[int], actions: list[str],
                                      .run(args.clients, tasks=tasks, actions=actions) | {"load_avg_1m": os.getloadavg()[0]})
             figures[names[1]].append(Load(bare_url, args.seconds, args.client).run(args.clients, bare=True)
                                      | {"load_avg_1m": os.getloadavg()[0]})
-    table = Table(title=f"{args.env} server against a bare FastAPI endpoint, {args.clients} {args.client} clients "
-                        f"({args.rounds} rounds of {args.seconds:g} s, alternating; {os.cpu_count()} cores)")
-    for column in ("server", "requests/s (median)", "each round", "p99 (median)", "errors", "load avg"):
-        table.add_column(column)
-    summary = {}
-    for name, runs in figures.items():
-        rates = [r["per_s"] for r in runs]
-        summary[name] = {"per_s": statistics.median(rates), "p99_ms": statistics.median(r["p99_ms"] for r in runs),
-                         "errors": sum(r["errors"] for r in runs), "runs": runs}
-        table.add_row(name, f"{summary[name]['per_s']:.0f}", " ".join(f"{v:.0f}" for v in rates),
-                      f"{summary[name]['p99_ms']:.0f} ms", str(summary[name]["errors"]),
-                      " ".join(f"{r['load_avg_1m']:.1f}" for r in runs))
-    ratio = summary[names[0]]["per_s"] / summary[names[1]]["per_s"]
-    table.add_row("ratio", f"{ratio:.2f}", "", "", "", "")
-    console.print(table)
-    if args.out:
-        write_json(args.out, {"env": args.env, "clients": args.clients, "client": args.client,
-                              "seconds_per_phase": args.seconds, "servers": summary, "ratio": ratio,
-                              "cpus": os.cpu_count()})
+    report_rounds(args, figures, f"{args.env} server against a bare FastAPI endpoint, {args.clients} {args.client} "
+                  "clients", "per_s", "requests/s", (names[0], names[1]), {"client": args.client}, console)
 
 
 def main() -> None:
