@@ -19,10 +19,9 @@ def parse_react(text: str) -> tuple[str, str]:
     answers with an "invalid action" observation.
     """
     text = text or ""
-    markers = list(ACTION_MARKER.finditer(text))
-    if not markers:
+    last = _last_action_marker(text)
+    if last is None:
         return "", text.strip()
-    last = markers[-1]
     head, action = text[: last.start()], text[last.end() :]
     thought = _THOUGHT.sub("", head, count=1).strip()
     return thought, action.strip()
@@ -31,10 +30,15 @@ def parse_react(text: str) -> tuple[str, str]:
 def extract_action(text: str) -> str:
     """The action of a reply (bare action or whole ReAct reply): :func:`parse_react`'s, without the thought."""
     text = text or ""
+    last = _last_action_marker(text)
+    return (text if last is None else text[last.end() :]).strip()
+
+
+def _last_action_marker(text: str) -> re.Match[str] | None:
     last = None
     for last in ACTION_MARKER.finditer(text):  # noqa: B007 - the last one is wanted
         pass
-    return (text if last is None else text[last.end() :]).strip()
+    return last
 
 
 def format_react(thought: str, action: str) -> str:

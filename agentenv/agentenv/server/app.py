@@ -21,7 +21,6 @@ from fastapi import APIRouter, Body, Depends, FastAPI, Query
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
-from starlette.routing import BaseRoute
 
 from agentenv.env import Environment
 from agentenv.protocol import (
@@ -150,25 +149,18 @@ def create_app(
     async def hello() -> str:  # AgentGym's servers answered their root; its visualisation asks it
         return f"This is environment {', '.join(names)}."
 
-    mounts = []  # (prefix, env routes, OpenEnv routes, pool): each env at /<env>, and a single env at the root too
+    rank: dict[int, int] = {}  # id of an added route -> its place in HOT_ROUTES
     for pool in pools.values():
         routes, openenv = env_router(pool).routes, openenv_router(pool, auth).routes
-        prefixes = [f"/{pool.env_cls.name}"] + ([""] if len(pools) == 1 else [])
-        mounts += [(prefix, routes, openenv, pool) for prefix in prefixes]
-    hot: list[BaseRoute] = []
-    for path in HOT_ROUTES:
-        for prefix, routes, _, _ in mounts:
-            step_routes = [route for route in routes if route.path == path]
-            hot += add_routes(app, step_routes, prefix, dependencies=dependencies, responses=ERROR_ANSWERS)
-    for prefix, routes, openenv, pool in mounts:
-        app.add_api_route(f"{prefix}/health", _health(pool.env_cls.name, server_pid), methods=["GET"], response_model=HealthResponse)
-        rest = [route for route in routes if route.path not in HOT_ROUTES]
-        add_routes(app, rest, prefix, dependencies=dependencies, responses=ERROR_ANSWERS)
-        # OpenEnv's protocol beside it (its WebSocket checks the token itself: see server/openenv.py)
-        add_routes(app, openenv, f"{prefix}/openenv", responses=ERROR_ANSWERS)
+        for prefix in [f"/{pool.env_cls.name}"] + ([""] if len(pools) == 1 else []):
+            app.add_api_route(f"{prefix}/health", _health(pool.env_cls.name, server_pid), methods=["GET"], response_model=HealthResponse)
+            added = add_routes(app, routes, prefix, dependencies=dependencies, responses=ERROR_ANSWERS)
+            rank |= {id(new): HOT_ROUTES.index(old.path) for old, new in zip(routes, added, strict=True) if old.path in HOT_ROUTES}
+            # OpenEnv's protocol beside it (its WebSocket checks the token itself: see server/openenv.py)
+            add_routes(app, openenv, f"{prefix}/openenv", responses=ERROR_ANSWERS)
     # Starlette tries an app's routes in order, a regular expression each: the routes of every episode go
     # first, before FastAPI's docs (behind two dozen others, a Maze step spent a third of its time routing)
-    app.router.routes[:] = hot + [route for route in app.router.routes if all(route is not h for h in hot)]
+    app.router.routes.sort(key=lambda route: rank.get(id(route), len(HOT_ROUTES)))
     return app
 
 
