@@ -51,3 +51,14 @@ def test_check_openapi_catches_an_answer_its_schema_does_not_document():
 
     with running_server(app) as url, pytest.raises(ConformanceError, match="break the OpenAPI schema"):
         check_openapi(url, max_examples=2)
+
+
+def test_the_fuzzer_gives_one_case_to_a_route_served_again_under_the_envs_prefix():
+    from agentenv.server.app import create_app
+    from agentenv.testing.conformance import _prefixed_copies
+
+    operations = {("POST", "/step"), ("POST", "/maze/step"), ("POST", "/maze/create"), ("GET", "/maze/health")}
+    with running_server(env_class("maze")) as url:
+        assert _prefixed_copies(url, operations) == {("POST", "/maze/step")}
+    with running_server(create_app([env_class("maze"), env_class("wordle")])) as url:  # no unprefixed routes
+        assert _prefixed_copies(url, {("POST", "/step"), ("POST", "/maze/step")}) == set()

@@ -257,8 +257,9 @@ def torchrun_bc(out: Path, base_model: Path, data: Path, *options: str) -> None:
 @pytest.mark.parametrize("stage", [2, 3])
 def test_deepspeed_zero_under_torchrun_on_cpu(base_model, data, tmp_path, stage):
     """examples/deepspeed/zero{2,3}.json with 2 CPU processes (DeepSpeed's CPU accelerator, gloo): the
-    losses and the final weights of one process with the whole batch, and a run killed after step 2
-    resumes from its DeepSpeed checkpoint with the same next losses."""
+    losses and the final weights of one process with the whole batch; under ZeRO-3, whose checkpoint is
+    sharded, a run killed after step 2 resumes from its DeepSpeed checkpoint with the same next losses
+    (ZeRO-2's checkpoint is saved and loaded by the same calls: a second resume would add 17 s, no path)."""
     from safetensors.torch import load_file
 
     single = train_bc(config(base_model, data, tmp_path / "one"))
@@ -274,6 +275,8 @@ def test_deepspeed_zero_under_torchrun_on_cpu(base_model, data, tmp_path, stage)
     for name, tensor in expected.items():  # ZeRO-3's shards gathered into whole tensors
         assert weights[name].shape == tensor.shape
         assert float((weights[name] - tensor).abs().max()) < 1e-4
+    if stage == 2:
+        return
 
     killed = tmp_path / "killed"
     (killed / CHECKPOINTS).mkdir(parents=True)

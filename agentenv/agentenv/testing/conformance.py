@@ -416,6 +416,9 @@ def check_openapi(url: str, *, max_examples: int = 8) -> int:
     ``max_examples`` cases each): every answer must be no 5xx and a status, content type and body the schema
     documents.  Returns how many cases ran; raises :class:`ConformanceError` listing the failures.
 
+    A single-env server answers each route twice, at ``/step`` and at ``/{env}/step``, from one endpoint
+    with one schema: the prefixed copy gets one case, which shows it is there and documented.
+
     The fuzzing runs in a child interpreter: under pytest, whose assertion rewriting parses schemathesis's
     and hypothesis's modules as they are first imported, that import inside a test with server threads
     running hit CPython 3.11.7's "AST constructor recursion depth mismatch"."""
@@ -446,13 +449,15 @@ def _fuzz_openapi(url: str, max_examples: int) -> tuple[int, list[str]]:
 
     checks = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
     schema = schemathesis.openapi.from_url(f"{url.rstrip('/')}/openapi.json")
+    operations = [result.ok() for result in schema.get_all_operations()]
+    copies = _prefixed_copies(url, {(op.method.upper(), op.path) for op in operations})
     failures: list[str] = []
     cases = 0
-    for result in schema.get_all_operations():
-        operation = result.ok()
+    for operation in operations:
+        examples = 1 if (operation.method.upper(), operation.path) in copies else max_examples
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=max_examples, deadline=None, database=None, phases=[Phase.generate],
+        @settings(max_examples=examples, deadline=None, database=None, phases=[Phase.generate],
                   suppress_health_check=list(HealthCheck))
         def run(case: Any) -> None:
             nonlocal cases
@@ -469,3 +474,17 @@ def _fuzz_openapi(url: str, max_examples: int) -> tuple[int, list[str]]:
             found = [line[2:] for line in lines if line.startswith("- ")] or lines[:1]
             failures.append(f"{operation.label}: {', '.join(found)}")
     return cases, sorted(set(failures))
+
+
+def _prefixed_copies(url: str, operations: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The operations ``(METHOD, /{env}/path)`` of a single-env server whose ``(METHOD, /path)`` it also
+    serves: the same endpoint under the env's prefix."""
+    import httpx
+
+    try:
+        env = httpx.get(f"{url.rstrip('/')}/info", timeout=30).json()["env"]
+    except (httpx.HTTPError, ValueError, KeyError, TypeError):
+        return set()  # a server with several envs (or none) has no unprefixed copies
+    prefix = f"/{env}/"
+    return {(method, path) for method, path in operations
+            if path.startswith(prefix) and (method, path[len(prefix) - 1 :]) in operations}
