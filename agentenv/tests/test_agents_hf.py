@@ -66,8 +66,8 @@ def play(agent: HFAgent, episodes: list[Episode], rounds: int) -> list[list[str]
 
 
 def reference_reply(agent: HFAgent, model, messages: list[dict]) -> str:
-    """What plain generate says when the whole conversation is encoded from scratch."""
-    ids = agent.prompt_ids(messages)
+    """What plain generate says when the whole conversation is encoded from scratch, on its own."""
+    ids = agent.tokenizer(agent.prompt_text(messages), add_special_tokens=False)["input_ids"]
     out = model.generate(
         torch.tensor([ids]), max_new_tokens=MAX_NEW, do_sample=False,
         eos_token_id=sorted(agent.stop_ids), pad_token_id=agent.pad_id,

@@ -155,7 +155,15 @@ class HFAgent(Agent):
         )
 
     def prompt_ids(self, messages: list[dict[str, str]]) -> list[int]:
-        return self.tokenizer(self.prompt_text(messages), add_special_tokens=False)["input_ids"]
+        return self.encode_prompts([messages])[0]
+
+    def encode_prompts(self, conversations: list[list[dict[str, str]]]) -> list[list[int]]:
+        """Token ids of each conversation's :meth:`prompt_text`, tokenised in one call (a fast tokenizer
+        spreads a batch over the cores)."""
+        if not conversations:
+            return []
+        texts = [self.prompt_text(messages) for messages in conversations]
+        return self.tokenizer(texts, add_special_tokens=False)["input_ids"]
 
     def decode_reply(self, token_ids: list[int]) -> str:
         """Generated tokens to reply text: stop token and anything after a stop string removed."""
@@ -168,8 +176,8 @@ class HFAgent(Agent):
     def act(self, episodes: list[Episode]) -> list[str]:
         replies = [""] * len(episodes)
         rows: list[tuple[int, _Row]] = []
-        for i, ep in enumerate(episodes):
-            prompt = self.prompt_ids(ep.messages())
+        prompts = self.encode_prompts([ep.messages() for ep in episodes])
+        for i, (ep, prompt) in enumerate(zip(episodes, prompts, strict=True)):
             if len(prompt) + self.max_new_tokens > self.max_length:
                 ep.meta["context_tokens"] = len(prompt)
                 ep.stop("context_overflow")
@@ -281,8 +289,8 @@ class HFAgent(Agent):
             row.episode.meta["generated_tokens"] = row.episode.meta.get("generated_tokens", 0) + len(generated[b])
             keep = real[b, :length].nonzero().flatten()
             row.cache.tokens = tokens[b, keep].tolist()
-            row.cache.keys = [layer.key_buffer[b][:, keep] for layer in cache.layers]
-            row.cache.values = [layer.value_buffer[b][:, keep] for layer in cache.layers]
+            row.cache.keys = [layer.key_buffer[b].index_select(1, keep) for layer in cache.layers]  # a copy, and
+            row.cache.values = [layer.value_buffer[b].index_select(1, keep) for layer in cache.layers]  # 2x [:, keep]
         self._spare = [layer.storage for layer in cache.layers]
         self._generating = 0
         return [self.decode_reply(g) for g in generated]

@@ -181,7 +181,7 @@ class VLLMAgent(Agent):
         self.trainer, self.renderer = trainer, renderer
 
     def act(self, episodes: list[Episode]) -> list[str]:
-        prompts = [self.renderer.prompt_ids(ep.messages()) for ep in episodes]
+        prompts = self.renderer.encode_prompts([ep.messages() for ep in episodes])
         _, completions, _, _ = self.trainer.vllm_generation.generate(prompts=prompts, images=None, num_generations=1)
         return [self.renderer.decode_reply(ids) for ids in completions]
 
