@@ -86,7 +86,7 @@ def sequential_agentgym_loop(model, tokenizer, episodes: int, rounds: int, new_t
             messages = [{"role": "user" if t.role == "human" else "assistant", "content": t.value}
                         for t in traj.conversations]
             text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-            ids = torch.tensor([tokenizer(text, add_special_tokens=False)["input_ids"]])
+            ids = torch.tensor([tokenizer(text, add_special_tokens=False)["input_ids"]], device=model.device)
             with torch.inference_mode():
                 out = model.generate(ids, attention_mask=torch.ones_like(ids), generation_config=config)
             reply = tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True).strip()
@@ -109,6 +109,18 @@ def engine(model, tokenizer, episodes: int, rounds: int, new_tokens: int, reuse_
     return seconds, [ep.trajectory for ep in finished], agent.stats | rollout.timing
 
 
+def device_name(device: str) -> str:
+    """The GPU's name, or the CPU's model (the speed-up follows the machine: docs/benchmarks.md)."""
+    if device.startswith("cuda"):
+        return torch.cuda.get_device_name(device)
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or "cpu"
+
+
 def replies(trajectories) -> list[list[str]]:
     return [[t.value for t in traj.conversations[3::2]] for traj in trajectories]
 
@@ -121,6 +133,7 @@ def main() -> None:
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    parser.add_argument("--device", default="cpu", help="where the model runs (cpu, cuda)")
     parser.add_argument("--skip-no-cache", action="store_true", help="skip the batched no-cache variant")
     parser.add_argument("--out", help="write the results as JSON here")
     args = parser.parse_args()
@@ -129,7 +142,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         path = tiny_llama(Path(tmp) / "model", hidden=args.hidden, layers=args.layers)
-        model = AutoModelForCausalLM.from_pretrained(path).eval()
+        model = AutoModelForCausalLM.from_pretrained(path).eval().to(args.device)
         tokenizer = AutoTokenizer.from_pretrained(path)
     n_params = sum(p.numel() for p in model.parameters())
 
@@ -159,7 +172,8 @@ def main() -> None:
     print(f"{args.episodes} episodes x {args.rounds} rounds, greedy, {args.new_tokens} new tokens per turn; "
           f"observations {min(obs_tokens)}-{max(obs_tokens)} tokens; final conversations "
           f"{min(final_tokens)}-{max(final_tokens)} tokens, prompts {mean_prompt:.0f} tokens on average")
-    print(f"torch threads: {torch.get_num_threads()}, cpus: {os.cpu_count()}, load: {os.getloadavg()[0]:.1f}")
+    print(f"device: {device_name(args.device)}, torch threads: {torch.get_num_threads()}, cpus: {os.cpu_count()}, "
+          f"load: {os.getloadavg()[0]:.1f}")
     print()
     print(f"| {'run':<38} | {'seconds':>8} | {'episodes/s':>10} | {'speed-up':>8} |")
     print(f"|{'-' * 40}|{'-' * 10}:|{'-' * 12}:|{'-' * 10}:|")
@@ -181,7 +195,7 @@ def main() -> None:
             "speedup_vs_sequential": {k: r["episodes_per_s"] / base for k, r in runs.items()},
             "identical_replies": same,
             "machine": {
-                "cpus": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+                "device": device_name(args.device), "cpus": os.cpu_count(), "torch_threads": torch.get_num_threads(),
                 "load_avg_1m": os.getloadavg()[0], "python": platform.python_version(), "torch": torch.__version__,
             },
         }

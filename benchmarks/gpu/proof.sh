@@ -8,7 +8,9 @@
 # 3. one AgentEvol iteration on BabyAI with batched generation (64 episodes at a time), training under
 #    torchrun + ZeRO-2.  The weights are random (the 93 MiB GGUF cannot travel), so the agent's success
 #    says nothing; the iteration proves the GPU path and times its stages;
-# 4. GRPO from that iteration's model: 3 steps of 32 BabyAI episodes (groups of 8), generated in one batch
+# 4. the rollout engine against the sequential batch-1 generate loop on the GPU (40 episodes x 5 rounds,
+#    tiny random Llama, fp32): its speed-up there and whether the replies are identical;
+# 5. GRPO from that iteration's model: 2 steps of 32 BabyAI episodes (groups of 8), generated in one batch
 #    by the live policy on the GPU (HFAgent: vLLM is too big to travel to the lent machine), bf16.
 # Each step has its own time limit and a failed step does not stop the next; `steps.txt` says which passed.
 # Figures land in $OUT (the device tool brings them back) and in runs/gpu_proof/.
@@ -49,11 +51,16 @@ step agentevol 300 $PY -m agentenv.trainer evol --model runs/gpu_proof/throughpu
 cp runs/gpu_proof/agentevol/summary.json "$OUT/agentevol_summary.json"
 cp runs/gpu_proof/agentevol/iter_1/stages.json "$OUT/agentevol_iter1_stages.json"
 
-# 4. GRPO: 3 steps x 32 episodes (4 tasks x 8 samples), one generation batch of 32, bf16, no vLLM
+# 4. rollout engine vs the sequential loop, on the GPU
+step rollout 150 $PY benchmarks/rollout_throughput.py --device cuda --episodes 40 --rounds 5 --skip-no-cache \
+  --out "$OUT/rollout_throughput_gpu.json" 2>&1 | tail -8
+
+# 5. GRPO: 2 steps x 32 episodes (4 tasks x 8 samples), one generation batch of 32, bf16, no vLLM
 start=$(ls -d runs/gpu_proof/agentevol/iter_*/model 2>/dev/null | tail -1)
-step grpo 200 $PY -m agentenv.cli train grpo --model "${start:-runs/gpu_proof/throughput/random_smollm2_shape}" \
-  --env babyai --local --train-limit 64 --num-generations 8 --batch-size 32 --max-steps 3 --max-rounds 10 \
+step grpo 150 $PY -m agentenv.cli train grpo --model "${start:-runs/gpu_proof/throughput/random_smollm2_shape}" \
+  --env babyai --local --train-limit 64 --num-generations 8 --batch-size 32 --max-steps 2 --max-rounds 10 \
   --max-new-tokens 64 --max-length 2048 --learning-rate 1e-5 --concurrency 32 --save-every 0 \
   --output-dir runs/gpu_proof/grpo 2>&1 | tail -12
 cp runs/gpu_proof/grpo/train_log.jsonl "$OUT/grpo_train_log.jsonl"
+
 cat "$OUT/steps.txt"
