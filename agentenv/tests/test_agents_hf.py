@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from agentenv.controller.episode import Episode  # noqa: E402
-from agentenv.controller.hf_agent import HFAgent  # noqa: E402
+from agentenv.controller.hf_agent import HFAgent, _attention_backends  # noqa: E402
 from agentenv.controller.rollout import Rollout, RolloutTask  # noqa: E402
 from agentenv.controller.sources import LocalEnv  # noqa: E402
 from agentenv.data.trajectory import Trajectory  # noqa: E402
@@ -128,6 +128,19 @@ def test_cache_goes_under_the_forward_argument_of_this_transformers(tiny):
         warnings.simplefilter("always")
         play(agent, make_episodes(2), rounds=2)
     assert not [w for w in caught if "past_key_values" in str(w.message)]
+
+
+def test_generation_on_cuda_keeps_off_cudnn_attention():
+    """cuDNN's attention plans per shape and decoding changes the shape every step (117 ms a call on an H200);
+    the switch is global, so it must come back as it was. Checked on CPU: the flags do not need a GPU."""
+    flags = torch.backends.cuda
+    before = flags.cudnn_sdp_enabled()
+    with _attention_backends(torch.device("cuda")):
+        assert not flags.cudnn_sdp_enabled()
+        assert flags.flash_sdp_enabled() and flags.mem_efficient_sdp_enabled() and flags.math_sdp_enabled()
+    assert flags.cudnn_sdp_enabled() == before
+    with _attention_backends(torch.device("cpu")):
+        assert flags.cudnn_sdp_enabled() == before
 
 
 def test_context_overflow_stops_episode(tiny):
