@@ -131,16 +131,24 @@ def test_cache_goes_under_the_forward_argument_of_this_transformers(tiny):
 
 
 def test_generation_on_cuda_keeps_off_cudnn_attention():
-    """cuDNN's attention plans per shape and decoding changes the shape every step (117 ms a call on an H200);
-    the switch is global, so it must come back as it was. Checked on CPU: the flags do not need a GPU."""
+    """cuDNN's attention plans per shape and decoding changes the shape every step (117 ms a call on an H200).
+    Only that backend goes off, and the global switch comes back as it was, errors included. Checked on CPU:
+    the switches do not need a GPU."""
     flags = torch.backends.cuda
     before = flags.cudnn_sdp_enabled()
-    with _attention_backends(torch.device("cuda")):
-        assert not flags.cudnn_sdp_enabled()
-        assert flags.flash_sdp_enabled() and flags.mem_efficient_sdp_enabled() and flags.math_sdp_enabled()
-    assert flags.cudnn_sdp_enabled() == before
-    with _attention_backends(torch.device("cpu")):
+    others = (flags.flash_sdp_enabled(), flags.mem_efficient_sdp_enabled(), flags.math_sdp_enabled())
+    flags.enable_flash_sdp(False)  # a user's own choice, left alone
+    try:
+        with pytest.raises(RuntimeError), _attention_backends(torch.device("cuda")):
+            assert not flags.cudnn_sdp_enabled()
+            assert not flags.flash_sdp_enabled() and flags.mem_efficient_sdp_enabled()
+            raise RuntimeError("a failed forward")
         assert flags.cudnn_sdp_enabled() == before
+        with _attention_backends(torch.device("cpu")):
+            assert flags.cudnn_sdp_enabled() == before
+    finally:
+        flags.enable_flash_sdp(others[0])
+    assert (flags.flash_sdp_enabled(), flags.mem_efficient_sdp_enabled(), flags.math_sdp_enabled()) == others
 
 
 def test_context_overflow_stops_episode(tiny):

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-from torch.nn.attention import SDPBackend, sdpa_kernel
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.cache_utils import Cache, DynamicLayer
 
@@ -401,13 +400,21 @@ def _attention_mask(real: torch.Tensor, start: int, width: int, dtype: torch.dty
     return mask.masked_fill_(~allowed, torch.finfo(dtype).min)[:, None]
 
 
-def _attention_backends(device: torch.device) -> contextlib.AbstractContextManager:
-    """On CUDA, attention without cuDNN's kernel: it builds a plan for every new shape, and decoding
-    lengthens the keys by one every step (on an H200, 117 ms a call against 0.9 ms for the memory-efficient
-    kernel; SmolLM2-135M's decode forward 51 -> 31 ms: benchmarks/gpu/generation_profile.py)."""
+@contextlib.contextmanager
+def _attention_backends(device: torch.device):
+    """On CUDA, attention without cuDNN's kernel (the other backends as they were): it builds a plan for
+    every new shape, and decoding lengthens the keys by one every step (on an H200, 117 ms a call against
+    0.9 ms for the memory-efficient kernel; SmolLM2-135M's decode forward 51 -> 31 ms:
+    benchmarks/gpu/generation_profile.py).  The switch is global, so it is put back on the way out."""
     if device.type != "cuda":
-        return contextlib.nullcontext()
-    return sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH])
+        yield
+        return
+    was = torch.backends.cuda.cudnn_sdp_enabled()
+    torch.backends.cuda.enable_cudnn_sdp(False)
+    try:
+        yield
+    finally:
+        torch.backends.cuda.enable_cudnn_sdp(was)
 
 
 def _cache_argument(model: Any) -> str:
