@@ -11,7 +11,9 @@
 # 4. the rollout engine against the sequential batch-1 generate loop on the GPU (40 episodes x 5 rounds,
 #    tiny random Llama, fp32): its speed-up there and whether the replies are identical;
 # 5. GRPO from that iteration's model: 2 steps of 32 BabyAI episodes (groups of 8), generated in one batch
-#    by the live policy on the GPU (HFAgent: vLLM is too big to travel to the lent machine), bf16.
+#    by the live policy on the GPU (HFAgent: vLLM is too big to travel to the lent machine), bf16;
+# 6. where generation's time goes (generation_profile.py: SDPA per backend, the engine greedy and sampled,
+#    and with cuDNN's attention allowed, which the agent keeps off).
 # Each step has its own time limit and a failed step does not stop the next; `steps.txt` says which passed.
 # Figures land in $OUT (the device tool brings them back) and in runs/gpu_proof/.
 set -uo pipefail
@@ -62,5 +64,9 @@ step grpo 150 $PY -m agentenv.cli train grpo --model "${start:-runs/gpu_proof/th
   --max-new-tokens 64 --max-length 2048 --learning-rate 1e-5 --concurrency 32 --save-every 0 \
   --output-dir runs/gpu_proof/grpo 2>&1 | tail -12
 cp runs/gpu_proof/grpo/train_log.jsonl "$OUT/grpo_train_log.jsonl"
+
+# 6. the engine's generation profile (about 40 s)
+step profile 90 $PY benchmarks/gpu/generation_profile.py --shape .gpu_carry/smollm2_shape --rounds 2 \
+  --out "$OUT/generation_profile.json" 2>&1 | grep -E "^temperature|^SDPA"
 
 cat "$OUT/steps.txt"
