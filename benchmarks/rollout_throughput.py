@@ -25,11 +25,13 @@ import time
 from pathlib import Path
 
 import torch
+from train_throughput import device_name
 from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig
 
 from agentenv.controller.hf_agent import HFAgent
 from agentenv.controller.rollout import Rollout, RolloutTask
 from agentenv.controller.sources import LocalEnv
+from agentenv.data.tokenize import to_messages
 from agentenv.data.trajectory import Trajectory, write_json
 from agentenv.env import Environment, ExpertAction, StepResult
 from agentenv.testing import tiny_llama
@@ -83,9 +85,8 @@ def sequential_agentgym_loop(model, tokenizer, episodes: int, rounds: int, new_t
         traj = Trajectory.start(env.name, idx, env.instruction)
         traj.add_observation(env.reset(idx))
         for _ in range(rounds):
-            messages = [{"role": "user" if t.role == "human" else "assistant", "content": t.value}
-                        for t in traj.conversations]
-            text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+            text = tokenizer.apply_chat_template(to_messages(traj.conversations), tokenize=False,
+                                                 add_generation_prompt=True)
             ids = torch.tensor([tokenizer(text, add_special_tokens=False)["input_ids"]], device=model.device)
             with torch.inference_mode():
                 out = model.generate(ids, attention_mask=torch.ones_like(ids), generation_config=config)
@@ -107,18 +108,6 @@ def engine(model, tokenizer, episodes: int, rounds: int, new_tokens: int, reuse_
     seconds = time.perf_counter() - start
     finished.sort(key=lambda ep: ep.data_idx)
     return seconds, [ep.trajectory for ep in finished], agent.stats | rollout.timing
-
-
-def device_name(device: str) -> str:
-    """The GPU's name, or the CPU's model (the speed-up follows the machine: docs/benchmarks.md)."""
-    if device.startswith("cuda"):
-        return torch.cuda.get_device_name(device)
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or "cpu"
 
 
 def replies(trajectories) -> list[list[str]]:
@@ -158,10 +147,7 @@ def main() -> None:
     same = replies(cached) == replies(seq) and (args.skip_no_cache or replies(nocache) == replies(seq))
     base = runs["sequential generate (AgentGym loop)"]["episodes_per_s"]
     final_tokens = [
-        len(tokenizer.apply_chat_template(
-            [{"role": "user" if t.role == "human" else "assistant", "content": t.value} for t in traj.conversations],
-            tokenize=True, return_dict=True,
-        )["input_ids"])
+        len(tokenizer.apply_chat_template(to_messages(traj.conversations), tokenize=True, return_dict=True)["input_ids"])
         for traj in cached
     ]
     obs_tokens = [len(tokenizer(t.value)["input_ids"]) for traj in cached for t in traj.conversations[2::2]]

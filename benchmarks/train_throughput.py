@@ -64,12 +64,19 @@ def expert_data(env: str, tasks: int, work: Path) -> Path:
     return path
 
 
-def device_name() -> str:
+def device_name(device: str | None = None) -> str:
+    """The GPU's name and count, or the CPU's model and cores (``device``: cuda or cpu; default, cuda when
+    there is one): speed-ups follow the machine."""
     import torch
 
-    if torch.cuda.is_available():
-        return f"{torch.cuda.get_device_name(0)} x{torch.cuda.device_count()}"
-    return f"CPU ({os.cpu_count()} cores, {platform.processor() or platform.machine()})"
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda"):
+        return f"{torch.cuda.get_device_name(device)} x{torch.cuda.device_count()}"
+    cpuinfo = Path("/proc/cpuinfo")
+    models = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
+              if line.startswith("model name")] if cpuinfo.exists() else []
+    return f"CPU ({os.cpu_count()} cores, {models[0] if models else platform.processor() or platform.machine()})"
 
 
 def tokens_per_second(log: list[dict], warmup: int) -> float:

@@ -30,7 +30,8 @@ import torch
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from rollout_throughput import CorridorEnv, device_name  # noqa: E402
+from rollout_throughput import CorridorEnv  # noqa: E402
+from train_throughput import device_name  # noqa: E402
 
 from agentenv.controller import hf_agent  # noqa: E402
 from agentenv.controller.hf_agent import HFAgent  # noqa: E402
