@@ -13,14 +13,13 @@ forward of one does (decoding reads every row's cache either way).  This probe m
     .venv/bin/python research/probes/prompt_lookup.py runs/demo/babyai_bc.jsonl --model runs/demo/base_model
 
 Findings (2026-11-26, docs/benchmarks.md, "Rollout engine"): 1.8-2.0 tokens a step on the BC agent's
-BabyAI replies, while 5 queries a row cost 1.5-2.1x one in SDPA on two CPU cores: at most ~10% of the
-decode's attention back, before the drafting's own cost.
+BabyAI replies, while 5 queries a row cost 1.3-2.1x one in SDPA on two CPU cores (about 1.7x in most runs):
+about a tenth of the decode's attention back, before the drafting's own cost.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import torch
@@ -28,6 +27,8 @@ import torch.nn.functional as F
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from agentenv.controller.hf_agent import HFAgent
+from agentenv.data.tokenize import to_messages
+from agentenv.data.trajectory import read_trajectories
 
 
 def draft(context: list[int], n_max: int, k: int) -> list[int]:
@@ -40,26 +41,33 @@ def draft(context: list[int], n_max: int, k: int) -> list[int]:
     return []
 
 
-def tokens_per_step(episodes: list[dict], agent: HFAgent, k: int, n_max: int) -> float:
-    """Replay every reply after its prompt: each step yields the accepted drafts plus the model's own token."""
-    steps = produced = 0
-    for episode in episodes:
-        messages = [{"role": "user" if t["from"] == "human" else "assistant", "content": t["value"]}
-                    for t in episode["conversations"]]
+def replies(path: str, agent: HFAgent) -> list[tuple[list[int], list[int]]]:
+    """Every reply of a run's episodes as (prompt token ids, reply token ids), rendered as the agent did."""
+    pairs = []
+    for trajectory in read_trajectories(path):
+        messages = to_messages(trajectory.conversations)
         for r in range(3, len(messages), 2):
             reply = agent.tokenizer(messages[r]["content"], add_special_tokens=False)["input_ids"]
-            context = agent.prompt_ids(messages[:r]) + reply[:1]  # the first token comes from the prefill
-            i = 1
-            while i < len(reply):
-                proposal = draft(context, n_max, k)
-                accepted = 0
-                while accepted < len(proposal) and i + accepted < len(reply) and proposal[accepted] == reply[i + accepted]:
-                    accepted += 1
-                step = min(accepted + 1, len(reply) - i)
-                context += reply[i : i + step]
-                i += step
-                steps += 1
-                produced += step
+            pairs.append((agent.prompt_ids(messages[:r]), reply))
+    return pairs
+
+
+def tokens_per_step(pairs: list[tuple[list[int], list[int]]], k: int, n_max: int) -> float:
+    """Replay every reply after its prompt: each step yields the accepted drafts plus the model's own token."""
+    steps = produced = 0
+    for prompt, reply in pairs:
+        context = prompt + reply[:1]  # the first token comes from the prefill
+        i = 1
+        while i < len(reply):
+            proposal = draft(context, n_max, k)
+            accepted = 0
+            while accepted < len(proposal) and i + accepted < len(reply) and proposal[accepted] == reply[i + accepted]:
+                accepted += 1
+            step = min(accepted + 1, len(reply) - i)
+            context += reply[i : i + step]
+            i += step
+            steps += 1
+            produced += step
     return produced / max(steps, 1)
 
 
@@ -81,11 +89,10 @@ def main() -> None:
     args = parser.parse_args()
     model = AutoModelForCausalLM.from_pretrained(args.model)
     agent = HFAgent(model=model, tokenizer=AutoTokenizer.from_pretrained(args.model))  # renders prompts as the run did
-    with open(args.episodes) as f:
-        episodes = [json.loads(line) for line in f if line.strip()]
-    print(f"{len(episodes)} episodes; tokens per verification step (drafts k, n-grams up to n):")
+    pairs = replies(args.episodes, agent)
+    print(f"{len(pairs)} replies; tokens per verification step (drafts k, n-grams up to n):")
     for k in (3, 5, 8):
-        print(f"  k={k}: " + ", ".join(f"n<={n} {tokens_per_step(episodes, agent, k, n):.2f}" for n in (2, 3)))
+        print(f"  k={k}: " + ", ".join(f"n<={n} {tokens_per_step(pairs, k, n):.2f}" for n in (2, 3)))
     print(f"SDPA at the benchmark's decode shape, {torch.get_num_threads()} threads:")
     base = attention_ms(1)
     for width in (1, 2, 3, 5, 9):
