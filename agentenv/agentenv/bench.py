@@ -156,11 +156,12 @@ def _servers_hint(args: argparse.Namespace) -> str:
 
 @one_line_errors(_servers_hint, lambda args: "rerun the same command to resume", also=(RuntimeError, TimeoutError))
 def run_bench(args: argparse.Namespace) -> int:
-    from agentenv.controller.agents import agent_from_spec
+    from agentenv.controller.agents import agent_from_spec, check_agent_spec
     from agentenv.controller.evaluator import EvalTask, evaluate
     from agentenv.controller.suites import load_suite, suite_tasks
     from agentenv.registry import installed_envs
 
+    check_agent_spec(args.agent)  # before the servers start: that takes a while
     suite = load_suite(args.suite)
     envs = args.env or installed_envs()
     out = args.out or Path("runs/bench") / f"{suite['name']}_{re.sub(r'[^A-Za-z0-9._-]+', '_', args.agent)[:60]}"

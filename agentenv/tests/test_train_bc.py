@@ -207,6 +207,20 @@ def test_bad_settings_are_refused_before_any_work(tmp_path, flag, value, message
     assert not out.exists()
 
 
+@pytest.mark.parametrize("command", ["bc", "evol", "rft", "grpo"])
+@pytest.mark.parametrize(("model", "problem"), [("runs/typo/model", "does not exist"),
+                                                ("/", r"is not a Hugging Face model folder \(no config.json\)")])
+def test_a_mistyped_model_is_one_line_and_writes_nothing(tmp_path, command, model, problem):
+    from agentenv.cli import main
+
+    out = tmp_path / "run"
+    data = ["--data", "x.jsonl"] if command != "grpo" else []
+    envs = ["--env", "babyai"] if command != "bc" else []
+    with pytest.raises(SystemExit, match=f"^error: --model {model}: {problem}; give the folder of a saved model"):
+        main(["train", command, "--model", model, *data, *envs, "--output-dir", str(out)])
+    assert not out.exists()  # a rerun with the path put right starts afresh
+
+
 class OtherProcess:
     """What save_final sees on a process other than the main one under ZeRO-3: DeepSpeed gathers the
     weights onto the main process only and gives the others None."""

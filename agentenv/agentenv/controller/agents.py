@@ -45,34 +45,44 @@ class Agent:
         self.close()
 
 
+def check_agent_spec(spec: str) -> tuple[str, str]:
+    """``(kind, rest)`` of an agent spec, or ``ValueError`` saying what is wrong, without building anything
+    (for commands that start servers or load data before they build the agent)."""
+    from agentenv.models import check_model_folder
+
+    kind, _, rest = spec.partition(":")
+    if kind == "expert" and not rest:
+        return kind, rest
+    if kind == "openai":
+        model, at, url = rest.rpartition("@")
+        if not at or not model or not url:
+            raise ValueError(f"agent spec {spec!r}: expected openai:MODEL@URL, e.g. openai:qwen@http://127.0.0.1:8000/v1")
+        return kind, rest
+    if kind == "hf" and rest:
+        check_model_folder(rest, label=spec)  # a hub name needs a network this project never assumes
+        return kind, rest
+    raise ValueError(f"unknown agent spec {spec!r}: use expert, openai:MODEL@URL or hf:PATH")
+
+
 def agent_from_spec(spec: str, **options: Any) -> Agent:
-    """Build an agent from ``expert``, ``openai:MODEL@URL`` or ``hf:PATH``.
+    """Build an agent from ``expert``, ``openai:MODEL@URL`` or ``hf:PATH`` (see :func:`check_agent_spec`).
 
     ``options`` go to the agent's constructor where it takes them (``max_new_tokens``, ``api_key`` ...);
     ones a kind of agent does not take are ignored.
     """
-    kind, _, rest = spec.partition(":")
-    if kind == "expert" and not rest:
+    kind, rest = check_agent_spec(spec)
+    if kind == "expert":
         from agentenv.controller.expert import ExpertAgent
 
         return ExpertAgent(**_accepted(ExpertAgent, options))
     if kind == "openai":
         from agentenv.controller.openai_agent import OpenAIAgent
 
-        model, at, url = rest.rpartition("@")
-        if not at or not model or not url:
-            raise ValueError(f"agent spec {spec!r}: expected openai:MODEL@URL, e.g. openai:qwen@http://127.0.0.1:8000/v1")
+        model, _, url = rest.rpartition("@")
         return OpenAIAgent(model, url, **_accepted(OpenAIAgent, options))
-    if kind == "hf" and rest:
-        from pathlib import Path
+    from agentenv.controller.hf_agent import HFAgent
 
-        from agentenv.controller.hf_agent import HFAgent
-
-        if not (Path(rest) / "config.json").is_file():  # a hub name needs a network this project never assumes
-            what = "is not a Hugging Face model folder (no config.json)" if Path(rest).exists() else "does not exist"
-            raise ValueError(f"hf:{rest}: {what}; give the folder of a saved model, e.g. runs/bc/model")
-        return HFAgent(rest, **_accepted(HFAgent, options))
-    raise ValueError(f"unknown agent spec {spec!r}: use expert, openai:MODEL@URL or hf:PATH")
+    return HFAgent(rest, **_accepted(HFAgent, options))
 
 
 def _accepted(cls: type, options: dict[str, Any]) -> dict[str, Any]:

@@ -24,10 +24,22 @@ def _end_process_group() -> None:
         dist.destroy_process_group()
 
 
+def _settings(config_class: type, args: argparse.Namespace) -> Any:
+    """The run's config from the flags, its ``--model`` checked before anything is written or loaded."""
+    from agentenv.models import check_model_folder
+
+    cfg = dataclass_from_args(config_class, args)
+    try:
+        check_model_folder(cfg.model, hub_names=True, label=f"--model {cfg.model}")
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None
+    return cfg
+
+
 def _bc(args: argparse.Namespace) -> int:
     from agentenv.trainer.bc import BCConfig, train_bc
 
-    train_bc(dataclass_from_args(BCConfig, args))
+    train_bc(_settings(BCConfig, args))
     _end_process_group()
     return 0
 
@@ -35,7 +47,7 @@ def _bc(args: argparse.Namespace) -> int:
 def _dpo(args: argparse.Namespace) -> int:
     from agentenv.trainer.dpo import DPOConfig, train_dpo
 
-    train_dpo(dataclass_from_args(DPOConfig, args))
+    train_dpo(_settings(DPOConfig, args))
     _end_process_group()
     return 0
 
@@ -43,7 +55,7 @@ def _dpo(args: argparse.Namespace) -> int:
 def _grpo(args: argparse.Namespace) -> int:
     from agentenv.trainer.grpo import GRPOConfig, train_grpo
 
-    train_grpo(dataclass_from_args(GRPOConfig, args))
+    train_grpo(_settings(GRPOConfig, args))
     _end_process_group()
     return 0
 
@@ -51,21 +63,21 @@ def _grpo(args: argparse.Namespace) -> int:
 def _eto(args: argparse.Namespace) -> int:
     from agentenv.trainer.eto import ETOConfig, run_eto
 
-    print(json.dumps(run_eto(dataclass_from_args(ETOConfig, args)), indent=2))
+    print(json.dumps(run_eto(_settings(ETOConfig, args)), indent=2))
     return 0
 
 
 def _evol(args: argparse.Namespace) -> int:
     from agentenv.trainer.agentevol import AgentEvolConfig, run_agentevol
 
-    print(json.dumps(run_agentevol(dataclass_from_args(AgentEvolConfig, args)), indent=2))
+    print(json.dumps(run_agentevol(_settings(AgentEvolConfig, args)), indent=2))
     return 0
 
 
 def _rft(args: argparse.Namespace) -> int:
     from agentenv.trainer.rft import RFTConfig, run_rft
 
-    print(json.dumps(run_rft(dataclass_from_args(RFTConfig, args)), indent=2))
+    print(json.dumps(run_rft(_settings(RFTConfig, args)), indent=2))
     return 0
 
 

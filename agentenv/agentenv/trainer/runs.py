@@ -66,9 +66,10 @@ def check_run_config(
 ) -> None:
     """Save the run's settings, or refuse to resume a run folder that was started with different ones
     (settings in ``volatile``, such as the number of iterations, may change between invocations; see
-    :func:`~agentenv.trainer.config_args.changed_settings`)."""
+    :func:`~agentenv.trainer.config_args.changed_settings`).  A folder that holds nothing else (its run
+    stopped before producing anything, e.g. at a mistyped path) takes the new settings."""
     path = run_dir / "run_config.json"
-    if path.exists():
+    if path.exists() and any(p.name != path.name for p in run_dir.iterdir()):
         changed = changed_settings(json.loads(path.read_text()), settings, dict(defaults or {}), volatile)
         if changed:
             raise ValueError(
