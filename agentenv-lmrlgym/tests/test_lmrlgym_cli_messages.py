@@ -50,10 +50,14 @@ def held_port():
     [
         (["serve", "nosuchenv"], "no installed environment or server group 'nosuchenv'"),
         (["up", "nosuchenv"], "no installed environment or server group 'nosuchenv'"),
+        (["up", "lmrlgym", "--port", "babyai=36999"], "a port is given for babyai, which is not among the servers started"),
+        (["serve", "lmrlgym", "--host", "203.0.113.7"], "203.0.113.7 is not an address of this machine: give --host"),
         (["collect", "--env", "nosuchenv", "--local", "--out", "x.jsonl"], "no installed environment 'nosuchenv'"),
         (["eval", "--agent", "hf:runs/typo/model", "--env", "maze", "--local", "--out", "x.jsonl"],
          "hf:runs/typo/model: does not exist; give the folder of a saved model"),
         (["eval", "--agent", "robot", "--env", "maze", "--local", "--out", "x.jsonl"], "unknown agent spec 'robot'"),
+        # refused before bench starts every env's server
+        (["bench", "--agent", "hf:runs/typo/model"], "hf:runs/typo/model: does not exist; give the folder of a saved model"),
     ],
 )
 def test_mistakes_are_one_line(args, expected, tmp_path, monkeypatch):

@@ -58,8 +58,8 @@ def serve(
 
     envs = [env_class(env) for env in server_members(name)]
     port = port or default_port(name)
-    if _port_in_use(host, port):
-        raise SystemExit(f"error: port {port} on {host} is already in use: stop what listens there, or give --port")
+    if problem := _cannot_bind(host, port):
+        raise SystemExit(f"error: {problem}")
     if workers > 1:
         from .workers import serve_workers
 
@@ -98,6 +98,10 @@ class ServerProcesses:
     ) -> None:
         self.names = list(names)
         self.host = host
+        strays = sorted(set(ports or {}) - set(self.names))
+        if strays:
+            raise ValueError(f"a port is given for {', '.join(strays)}, which is not among the servers started "
+                             f"({', '.join(self.names)}): name the server, as `agentenv list` shows it")
         self.ports = {name: (ports or {}).get(name) or default_port(name) for name in self.names}
         shared = {port: [n for n in self.names if self.ports[n] == port] for port in self.ports.values()}
         for port, names in shared.items():
@@ -116,10 +120,8 @@ class ServerProcesses:
     def start(self) -> dict[str, str]:
         # another server on the port would answer our health checks while our own one fails to bind
         for name, port in self.ports.items():
-            if _port_in_use(self.host, port):
-                raise RuntimeError(
-                    f"cannot start server {name!r}: port {port} on {self.host} is already in use"
-                )
+            if problem := _cannot_bind(self.host, port):
+                raise RuntimeError(f"cannot start server {name!r}: {problem}")
         try:
             for name in self.names:
                 command = [sys.executable, "-m", "agentenv.cli", "serve", name, "--host", self.host]
@@ -187,11 +189,20 @@ def _serves(health: httpx.Response, envs: list[str], pid: int) -> bool:
     return body.get("envs", [body.get("env")]) == envs and body.get("pid") == pid
 
 
-def _port_in_use(host: str, port: int) -> bool:
-    """Whether binding ``host:port`` as uvicorn does (with ``SO_REUSEADDR``) fails: something listens there."""
+def _cannot_bind(host: str, port: int) -> str | None:
+    """Why binding ``host:port`` as uvicorn does (with ``SO_REUSEADDR``) would fail, saying what to do; None
+    when it would not."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
         socket.create_server((host, port), family=family).close()
+    except socket.gaierror:
+        return f"cannot resolve host {host!r}: give --host 127.0.0.1 or one of this machine's addresses"
     except OSError as exc:
-        return exc.errno == errno.EADDRINUSE
-    return False
+        if exc.errno == errno.EADDRINUSE:
+            return f"port {port} on {host} is already in use: stop what listens there, or give --port"
+        if exc.errno == errno.EADDRNOTAVAIL:
+            return f"{host} is not an address of this machine: give --host 127.0.0.1 or one of its own"
+        if exc.errno == errno.EACCES:
+            return f"binding port {port} needs privileges: give a --port above 1023"
+        return f"cannot listen on {host}:{port}: {exc.strerror}"
+    return None
