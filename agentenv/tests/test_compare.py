@@ -39,6 +39,10 @@ def test_a_task_played_twice_or_a_missing_file_is_refused(tmp_path):
                      json.dumps({"item_id": "t1", "success": False}) + "\n")
     with pytest.raises(ValueError, match="played twice"):
         paired_difference.successes(twice)
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"item_id": "t1", "success": True}) + "\n" + json.dumps({"id": "t2"}) + "\n")
+    with pytest.raises(ValueError, match="other.jsonl: record 2 is not an episode: it needs item_id and success"):
+        paired_difference.successes(other)
     with pytest.raises(SystemExit, match="^error: .*missing.jsonl: no such episodes file$"):
         main(["compare", str(tmp_path / "missing.jsonl"), str(twice)])
 

@@ -261,6 +261,20 @@ def test_a_folder_of_evaluation_output_loads_its_trajectories_only(tmp_path, cap
         load_trajectory_dataset(tmp_path)
 
 
+def test_records_that_are_not_trajectories_are_named(tmp_path):
+    """A record without AgentTraj's fields names its file and place; a file with no trajectory at all is
+    refused by name rather than handed to training empty."""
+    (tmp_path / "a.jsonl").write_text(json.dumps({"item_id": "maze_0", "conversations": []}) + "\n" + '{"id": 1}\n')
+    with pytest.raises(ValueError, match=r"a.jsonl: record 2 is not an AgentTraj trajectory \(it has no 'item_id'\)"):
+        list(read_trajectories(tmp_path / "a.jsonl"))
+    (tmp_path / "b.json").write_text(json.dumps([{"item_id": "maze_0", "conversations": [1]}]))
+    with pytest.raises(ValueError, match="b.json: record 1 is not an AgentTraj trajectory"):
+        list(read_trajectories(tmp_path / "b.json"))
+    (tmp_path / "c.jsonl").write_text("not json\n")
+    with pytest.raises(ValueError, match="no trajectories in .*c.jsonl"):
+        load_trajectory_dataset(tmp_path / "c.jsonl")
+
+
 def test_packing_and_collation():
     examples = [{"input_ids": [1] * n, "labels": [IGNORE_INDEX] + [1] * (n - 1)} for n in (5, 3, 4, 2, 6)]
     packed = pack_examples(examples, max_length=8)

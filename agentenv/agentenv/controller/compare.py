@@ -28,7 +28,9 @@ def successes(path: Path) -> dict[str, bool]:
     if not path.is_file():
         raise ValueError(f"{path}: no such episodes file")
     result: dict[str, bool] = {}
-    for episode in read_jsonl(path):
+    for number, episode in enumerate(read_jsonl(path), 1):
+        if not isinstance(episode, dict) or not {"item_id", "success"} <= episode.keys():
+            raise ValueError(f"{path}: record {number} is not an episode: it needs item_id and success")
         if episode["item_id"] in result:
             raise ValueError(f"{path}: {episode['item_id']} played twice; this compares one episode per task")
         result[episode["item_id"]] = bool(episode["success"])

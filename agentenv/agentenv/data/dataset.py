@@ -95,7 +95,11 @@ def iter_trajectories(paths: PathLike | Iterable[PathLike], unscored_reward: flo
 
 def load_trajectory_dataset(paths: PathLike | Iterable[PathLike]):
     """Load AgentTraj JSON / JSONL files, folders of them, or dataset folders into one ``datasets.Dataset``."""
-    return trajectories_to_dataset(iter_trajectories(paths))
+    trajectories = list(iter_trajectories(paths))
+    if not trajectories:
+        names = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+        raise ValueError(f"no trajectories in {', '.join(map(str, names))}")
+    return trajectories_to_dataset(trajectories)
 
 
 def dataset_to_trajectories(dataset) -> list[Trajectory]:

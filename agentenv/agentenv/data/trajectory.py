@@ -106,11 +106,15 @@ def read_trajectories(path: str | os.PathLike, unscored_reward: float = 0.0) -> 
             records = json.load(f)
         if not isinstance(records, list):
             raise ValueError(f"{path} is not a trajectory file: it holds a JSON {type(records).__name__}, not a list")
-        for d in records:
+    else:
+        records = read_jsonl(path)
+    for number, d in enumerate(records, 1):
+        try:
             yield Trajectory.from_json(d, unscored_reward)
-        return
-    for d in read_jsonl(path):
-        yield Trajectory.from_json(d, unscored_reward)
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            missing = f"it has no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
+            raise ValueError(f"{path}: record {number} is not an AgentTraj trajectory ({missing}); each needs "
+                             "item_id and conversations of from/value turns") from None
 
 
 def read_jsonl(path: str | os.PathLike) -> Iterator[Any]:
