@@ -90,6 +90,18 @@ def test_collect_wants_one_output(capsys):
         main(["collect", "--env", "maze"])
 
 
+def test_a_folder_of_the_users_own_is_refused_and_kept(servers, tmp_path):
+    """Writing a dataset replaces the folder's README.md and data/: a folder holding files collect did not
+    write is refused before any episode is played, its files untouched."""
+    (tmp_path / "README.md").write_text("my notes")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "mine.csv").write_text("1,2")
+    with pytest.raises(SystemExit, match="holds files a dataset would replace .*give a new or empty folder"):
+        collect(servers, tmp_path, "--limit", "1")
+    assert (tmp_path / "README.md").read_text() == "my notes" and (tmp_path / "data" / "mine.csv").exists()
+    assert not raw_path(tmp_path).exists()
+
+
 def test_train_bc_trains_from_the_folder(dataset, base_model, tmp_path):
     out = tmp_path / "bc"
     assert main(["train", "bc", "--model", str(base_model), "--data", str(dataset), "--output-dir", str(out),

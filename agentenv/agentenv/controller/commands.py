@@ -186,8 +186,9 @@ def run_collect(args: argparse.Namespace) -> int:
         args.env = installed_envs()
     sizes = {}
     if args.out_dataset is not None:
-        from agentenv.data.export import raw_path
+        from agentenv.data.export import check_dataset_target, raw_path
 
+        check_dataset_target(args.out_dataset)
         args.out = str(raw_path(args.out_dataset))
         if args.indices is None and args.sample is None and args.limit is None:
             sizes = _dataset_sizes(args.env)

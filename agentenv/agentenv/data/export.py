@@ -37,6 +37,17 @@ def is_dataset_folder(path: str | os.PathLike) -> bool:
     return Path(path).is_dir() and any((Path(path) / DATA_DIR).glob("*.parquet"))
 
 
+def check_dataset_target(folder: str | os.PathLike) -> None:
+    """Refuse (``ValueError``) a folder that holds anything ``collect`` did not write there: writing a dataset
+    replaces the folder's ``README.md`` and ``data/``, which would lose a user's own files."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder} is a file: --out-dataset takes a folder")
+    if folder.exists() and not raw_path(folder).exists() and any(folder.iterdir()):
+        raise ValueError(f"{folder} holds files a dataset would replace (its README.md, data/): give a new or "
+                         "empty folder, or one an earlier `agentenv collect --out-dataset` wrote")
+
+
 def read_dataset_folder(path: str | os.PathLike) -> Iterator[Trajectory]:
     """The trajectories of a dataset folder, env by env (read with pyarrow: no ``datasets`` cache)."""
     import pyarrow.parquet as pq
@@ -65,6 +76,7 @@ def write_dataset(
 
     from agentenv.data.dataset import trajectory_features, trajectory_to_row
 
+    check_dataset_target(folder)
     by_env: dict[str, list[Trajectory]] = defaultdict(list)
     for t in trajectories:
         by_env[t.env].append(t)
