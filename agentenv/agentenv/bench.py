@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agentenv.cli import HelpWithDefaults, ListOption, whole_number
+from agentenv.cli import HelpWithDefaults, ListOption, temperature, whole_number
 from agentenv.controller.commands import one_line_errors
 from agentenv.controller.stats import average_rate_interval, bootstrap_mean, bootstrap_mean_of_means, wilson
 from agentenv.controller.suites import DEFAULT_SUITE
@@ -139,7 +139,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=_positive_int, help="only the first this many suite tasks per env (a smoke test)")
     p.add_argument("--concurrency", type=_positive_int, default=16, help="episodes run at once, over all envs")
     p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: each env's own)")
-    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature of the agent (0: greedy)")
+    p.add_argument("--temperature", type=temperature, default=0.0, help="sampling temperature of the agent (0: greedy)")
     p.add_argument("--seed", type=int, default=0, help="seeds the sampling (each episode's seed derives from it)")
     p.add_argument("--max-new-tokens", type=_positive_int, default=512, help="reply token limit (hf, openai)")
     p.add_argument("--batch-size", type=_positive_int, help="generation batch (hf; default: --concurrency)")

@@ -44,6 +44,17 @@ def seconds(text: str) -> float:
     return value
 
 
+def temperature(text: str) -> float:
+    """An argparse type: a sampling temperature, 0 (greedy) or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 (greedy) or more, not {text}")
+    return value
+
+
 def port_number(text: str) -> int:
     """An argparse type: a TCP port, 1 to 65535."""
     port = whole_number(1)(text)

@@ -148,6 +148,8 @@ def test_clients_and_the_cli_send_the_token_from_the_environment(tmp_path, monke
         (["--indices", ","], "argument --indices: ',' names no task"),
         (["--concurrency", "0"], "argument --concurrency: must be at least 1, not 0"),
         (["--concurrency", "many"], "argument --concurrency: 'many' is not a whole number"),
+        (["--temperature", "-0.5"], "argument --temperature: must be 0 (greedy) or more, not -0.5"),
+        (["--temperature", "nan"], "argument --temperature: must be 0 (greedy) or more, not nan"),
     ],
 )
 def test_bad_options_are_usage_errors(args, message, tmp_path, capsys):

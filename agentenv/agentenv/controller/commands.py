@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from agentenv.cli import HelpWithDefaults, ListOption, whole_number
+from agentenv.cli import HelpWithDefaults, ListOption, temperature, whole_number
 from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
 from agentenv.protocol import EnvError, ServerUnreachable, Unauthorized
 
@@ -36,7 +36,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--agent", required=True, help="expert | openai:MODEL@URL | hf:PATH (a model folder)")
     _add_task_options(p, default_split="test")
     p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: each env's own)")
-    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature of the agent (0: greedy)")
+    p.add_argument("--temperature", type=temperature, default=0.0, help="sampling temperature of the agent (0: greedy)")
     p.add_argument("--seed", type=int, default=0,
                    help="seeds the sampling (each episode's seed derives from it, its task and sample) and --sample")
     p.add_argument("--samples", type=_positive_int, default=1, help="episodes per task")
