@@ -207,6 +207,28 @@ def test_bad_settings_are_refused_before_any_work(tmp_path, flag, value, message
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ('{"learning_rate": "fast"}', "learning_rate must be a number, not 'fast'"),
+        ('{"data": "a.jsonl"}', "data must be a list of strings, not 'a.jsonl'"),
+        ('{"resume": "yes"}', "resume must be true or false, not 'yes'"),
+        ('{"warp": 9}', r"unknown settings \['warp'\]"),
+        ("{learning_rate: 1}", "is not JSON"),
+        ("[1, 2]", "must hold a JSON object of settings, not a list"),
+    ],
+)
+def test_a_config_file_mistake_names_the_file_and_setting(tmp_path, config, message):
+    from agentenv.cli import main
+
+    (tmp_path / "bc.json").write_text(config)
+    out = tmp_path / "bc"
+    with pytest.raises(SystemExit, match=f"^error: {tmp_path / 'bc.json'}.*{message}"):
+        main(["train", "bc", "--config", str(tmp_path / "bc.json"), "--model", "m", "--data", "x.jsonl",
+              "--output-dir", str(out)])
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("command", ["bc", "evol", "rft", "grpo"])
 @pytest.mark.parametrize(("model", "problem"), [("runs/typo/model", "does not exist"),
                                                 ("/", r"is not a Hugging Face model folder \(no config.json\)")])

@@ -149,11 +149,8 @@ def dataclass_from_args(cls: type[T], args: argparse.Namespace) -> T:
     """Build ``cls`` from ``--config`` (if given) overlaid with the explicit flags."""
     values: dict[str, Any] = {}
     if getattr(args, "config", None):
-        values.update(json.loads(Path(args.config).read_text()))
+        values.update(_read_config_file(Path(args.config), cls))
     names = {f.name for f in dataclasses.fields(cls)}
-    unknown = set(values) - names
-    if unknown:
-        raise SystemExit(f"{args.config}: unknown settings {sorted(unknown)}")
     values.update({k: v for k, v in vars(args).items() if k in names})
     defaults = field_defaults(cls)
     missing = [f.name for f in dataclasses.fields(cls) if f.name not in values and f.name not in defaults]
@@ -163,3 +160,54 @@ def dataclass_from_args(cls: type[T], args: argparse.Namespace) -> T:
         return cls(**values)
     except ValueError as e:  # a setting no run can use (TrainConfig checks them)
         raise SystemExit(f"invalid settings: {e}") from None
+
+
+def _read_config_file(path: Path, cls: type) -> dict[str, Any]:
+    """The settings of a ``--config`` file, each checked against its field's type (argparse checks flags;
+    a file's values would otherwise fail deep inside a run, e.g. ``'<' not supported``)."""
+    try:
+        values = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise SystemExit(f"error: no such config file: {path}") from None
+    except ValueError as exc:
+        raise SystemExit(f"error: {path} is not JSON: {exc}") from None
+    if not isinstance(values, dict):
+        raise SystemExit(f"error: {path} must hold a JSON object of settings, not a {type(values).__name__}")
+    hints = typing.get_type_hints(cls)
+    unknown = set(values) - {f.name for f in dataclasses.fields(cls)}
+    if unknown:
+        raise SystemExit(f"error: {path}: unknown settings {sorted(unknown)}")
+    for name, value in values.items():
+        if not _is_a(value, hints[name]):
+            raise SystemExit(f"error: {path}: {name} must be {_type_name(hints[name])}, not {value!r}")
+    return values
+
+
+def _is_a(value: Any, kind: Any) -> bool:
+    """Whether a JSON value fits a field type (an int fits a float; types this cannot read pass)."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
+        return any(_is_a(value, a) for a in args)
+    if origin in (list, tuple):
+        return isinstance(value, list) and (not args or all(_is_a(v, args[0]) for v in value))
+    if kind is type(None):
+        return value is None
+    if kind is bool:
+        return isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind is str:
+        return isinstance(value, str)
+    return True
+
+
+def _type_name(kind: Any) -> str:
+    args = typing.get_args(kind)
+    if typing.get_origin(kind) in (list, tuple):
+        return f"a list of {_type_name(args[0]).removeprefix('a ')}s" if args else "a list"
+    if args:
+        return " or ".join(_type_name(a) for a in args)
+    return {bool: "true or false", int: "a whole number", float: "a number", str: "a string",
+            type(None): "null"}.get(kind, getattr(kind, "__name__", str(kind)))
