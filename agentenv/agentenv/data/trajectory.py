@@ -110,11 +110,12 @@ def read_trajectories(path: str | os.PathLike, unscored_reward: float = 0.0) -> 
         records = read_jsonl(path)
     for number, d in enumerate(records, 1):
         try:
-            yield Trajectory.from_json(d, unscored_reward)
+            trajectory = Trajectory.from_json(d, unscored_reward)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             missing = f"it has no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
             raise ValueError(f"{path}: record {number} is not an AgentTraj trajectory ({missing}); each needs "
                              "item_id and conversations of from/value turns") from None
+        yield trajectory  # outside the try: an error thrown in at the yield is the reader's, not this record's
 
 
 def read_jsonl(path: str | os.PathLike) -> Iterator[Any]:

@@ -13,11 +13,14 @@ import argparse
 import dataclasses
 import functools
 import json
+import types
 import typing
 from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+#: what ``typing.get_origin`` gives for ``Optional[X]`` / ``X | None``
+UNION_TYPES = (typing.Union, types.UnionType)
 
 #: settings a run may change when it is resumed: where and how it runs, saves and logs, not what it
 #: computes.  A training run's checkpoints and an iterative run's folder follow this one list.
@@ -138,7 +141,7 @@ def _add_field(parser: Any, cls: type, f: dataclasses.Field, kind: Any, defaults
         parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
     elif origin in (list, tuple):
         parser.add_argument(flag, nargs="+", type=args[0] if args else str, **common)
-    elif origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
+    elif origin in UNION_TYPES:
         inner = next(a for a in args if a is not type(None))
         parser.add_argument(flag, type=inner, **common)
     else:
@@ -186,7 +189,7 @@ def _read_config_file(path: Path, cls: type) -> dict[str, Any]:
 def _is_a(value: Any, kind: Any) -> bool:
     """Whether a JSON value fits a field type (an int fits a float; types this cannot read pass)."""
     origin, args = typing.get_origin(kind), typing.get_args(kind)
-    if origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
+    if origin in UNION_TYPES:
         return any(_is_a(value, a) for a in args)
     if origin in (list, tuple):
         return isinstance(value, list) and (not args or all(_is_a(v, args[0]) for v in value))
