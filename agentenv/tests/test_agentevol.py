@@ -418,6 +418,23 @@ def test_best_of_n_run_with_a_local_model(base_model, tmp_path):
     assert json.loads((tmp_path / "bon.best_of_n.json").read_text())["n"] == 3
 
 
+def test_best_of_n_checks_the_agent_before_it_opens_the_envs(tmp_path, monkeypatch):
+    """A mistyped model path is one line at once, not after the env servers are reached (or started)."""
+    import importlib
+
+    bon = importlib.import_module("agentenv.trainer.best_of_n")  # the package's name best_of_n is the function
+
+    def opened(*_args, **_kwargs):
+        raise AssertionError("the env sources were opened before the agent spec was checked")
+
+    monkeypatch.setattr(bon, "open_sources", opened)
+    for agent, problem in ((f"hf:{tmp_path / 'typo'}", "does not exist"), ("gpt", "unknown agent spec")):
+        with pytest.raises(ValueError, match=problem):
+            bon.run_best_of_n(bon.BestOfNConfig(agent=agent, out=str(tmp_path / "bon.jsonl"), envs=["maze"]))
+    with pytest.raises(ValueError, match="temperature must be 0 or more"):
+        bon.run_best_of_n(bon.BestOfNConfig(agent="expert", out=str(tmp_path / "b.jsonl"), envs=["maze"], temperature=-1))
+
+
 def test_cli_flags_build_the_configs(tmp_path):
     import argparse
 

@@ -107,12 +107,15 @@ def run_best_of_n(
     cfg: BestOfNConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True
 ) -> dict[str, Any]:
     """Run (or resume) the N samples per task and return the summary (also in ``<stem>.best_of_n.json``)."""
-    from agentenv.controller.agents import agent_from_spec
+    from agentenv.controller.agents import agent_from_spec, check_agent_spec
     from agentenv.controller.evaluator import EvalTask, evaluate
     from agentenv.data.trajectory import read_trajectories
 
     if cfg.n < 1:
         raise ValueError("n must be at least 1")
+    if not cfg.temperature >= 0:  # also refuses nan
+        raise ValueError(f"temperature must be 0 or more, not {cfg.temperature}")
+    check_agent_spec(cfg.agent)  # before the env sources open: starting local servers takes a while
     envs = open_sources(cfg, sources)
     try:
         tasks = [
