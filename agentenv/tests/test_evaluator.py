@@ -144,6 +144,36 @@ def test_its_own_clients_are_closed_when_the_server_is_unreachable(tmp_path, mon
     assert len(made) == 1
 
 
+def test_a_server_that_dies_stops_the_run_and_a_rerun_resumes(tmp_path):
+    """Once no server of the env opens a session, the run stops with that error (instead of failing every
+    task left, each after the client's retries); what finished is kept, and a rerun finishes the rest."""
+    import contextlib
+
+    from agentenv.protocol import ServerUnreachable
+
+    out, todo = tmp_path / "r.jsonl", range(100, 140)
+    server = contextlib.ExitStack()
+    url = server.enter_context(running_server([GuessEnv]))
+
+    class KillsTheServer(Counter):
+        def act(self, episodes):
+            if self.calls == 8:
+                server.close()  # the server process is gone from here on
+            return super().act(episodes)
+
+    with pytest.raises(ServerUnreachable, match="create failed"):
+        evaluate(KillsTheServer(), [EvalTask("guess", url, i) for i in todo], out, concurrency=4, progress=False)
+    kept = lines(out)
+    assert 0 < len(kept) < 12  # 4 at a time, a few rounds each: the 28 or more tasks left were never started
+    meta = json.loads((tmp_path / "r.meta.json").read_text())
+    assert meta["runs"][-1]["stopped_by"].startswith("ServerUnreachable") and meta["runs"][-1]["errors"] <= 4
+    with running_server([GuessEnv]) as url:
+        report = evaluate(Counter(), [EvalTask("guess", url, i) for i in todo], out, concurrency=4, progress=False)
+    assert sorted(r["item_id"] for r in lines(out)) == [f"guess_{i}" for i in todo] and report.errors == 0
+    args = argparse.Namespace(env=["guess"], out=str(out))
+    assert commands._servers_hint(args).endswith(f"40 episodes are finished in {out}; rerun the same command to resume")
+
+
 def test_samples_per_task_and_per_episode_seeds(tmp_path):
     out = tmp_path / "samples.jsonl"
     agent = Counter()

@@ -130,7 +130,10 @@ def _servers_hint(args: argparse.Namespace) -> str:
         servers = sorted({server_of(env) for env in args.env})
     except UnknownEnv:
         servers = sorted(args.env)
-    return f"is its server up? start it with `agentenv up {' '.join(servers)}`, give its --url, or run with --local"
+    hint = f"is its server up? start it with `agentenv up {' '.join(servers)}`, give its --url, or run with --local"
+    if getattr(args, "out", None) and Path(args.out).exists():  # it stopped during the run: say what is kept
+        hint += f"; {_resume_hint(args)}"
+    return hint
 
 
 def _resume_hint(args: argparse.Namespace) -> str:

@@ -4,7 +4,9 @@ Each round gathers every live episode, asks the agent for all their replies in o
 batched generation, or concurrent API requests), then steps all their environments concurrently.  An
 episode ends on ``done``, after ``max_rounds`` replies, when the agent stops it (context overflow), when the
 server refuses a reply (too long: recorded as the agent's failure) or on an environment error; its slot goes
-straight to the next pending task (continuous batching).
+straight to the next pending task (continuous batching).  When no server of an env can open a session at all
+(every one unreachable after the client's retries), the run stops with that error instead of failing every
+task left the same way.
 
 Sessions are opened once per slot and reused with ``reset`` for the next task of the same environment, and
 every session is closed when the run ends, also on an exception or Ctrl-C.
@@ -25,7 +27,7 @@ from agentenv.controller.episode import Episode, Session
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory
 from agentenv.env import info_splits
-from agentenv.protocol import EnvError
+from agentenv.protocol import EnvError, ServerUnreachable
 
 #: statuses with which a server refuses a step's reply itself: 422 (invalid, e.g. over the length limit),
 #: 413 (a body over the server's size limit)
@@ -100,6 +102,7 @@ class Rollout:
         idle: dict[str, list[Session]] = defaultdict(list)
         finished: list[Episode] = []
         self._held: set[Session] = set()  # every session opened and not yet closed
+        pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="rollout")
 
         def finish(ep: Episode) -> None:
             self._finalise(ep)
@@ -107,14 +110,15 @@ class Rollout:
             session, ep.session = ep.session, None
             if session is not None:
                 if ep.stop_reason == "error":
-                    self._close(session)  # it may be broken: never reuse it
+                    # it may be broken: never reuse it; closed off this thread, as a dead server's close
+                    # costs the client's retries
+                    pool.submit(self._close, session)
                 else:
                     idle[ep.env].append(session)
             finished.append(ep)
             if on_finish is not None:
                 on_finish(ep)
 
-        pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="rollout")
         try:
             while pending or live:
                 starting = []
@@ -190,6 +194,8 @@ class Rollout:
                     self._held.add(ep.session)
             reset = ep.session.reset(task.data_idx)
         except Exception as exc:
+            if isinstance(exc, ServerUnreachable) and ep.session is None:
+                raise  # no server of the env opens a session: every task left would fail the same way
             ep.stop("error", f"reset: {type(exc).__name__}: {exc}")
             return ep
         ep.task_type = getattr(reset, "task_type", "") or task.env
