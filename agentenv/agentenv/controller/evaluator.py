@@ -59,7 +59,8 @@ def evaluate(
     ``seed``, its item id and its sample index, so results do not depend on batching or concurrency.
     ``sources`` replaces the HTTP servers of the named envs (e.g. :class:`~agentenv.controller.sources.LocalEnv`).
     Episodes that end on an environment error are not written (a rerun retries them) and are counted in
-    the report's ``errors``.  Returns the report over every requested episode in the file, including ones
+    the report's ``errors``; once no server of an env opens a session any more, the run stops with that
+    :class:`~agentenv.protocol.ServerUnreachable` (what finished is kept).  Returns the report over every requested episode in the file, including ones
     finished by earlier runs.
     """
     out_path = Path(out_path)
