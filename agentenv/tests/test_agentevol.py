@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentenv.data.trajectory import Trajectory, read_trajectories
+from agentenv.data.trajectory import Trajectory, read_trajectories, write_trajectories
 from agentenv.env import Environment, ExpertAction, StepResult
 from agentenv.trainer.agentevol import (
     AgentEvol,
@@ -160,6 +160,17 @@ def test_rft_defaults_and_bc_instruction_set():
     assert explore_tasks(RFT(cfg), initial) == {"toy": [1, 4]}  # only the BC set's instructions
     evol = AgentEvolConfig(model="m", output_dir="o", data=["d"], envs=["toy"], explore_limit=5)
     assert explore_tasks(AgentEvol(evol), initial) == {"toy": [0, 1, 2, 3, 4]}  # the wider split
+
+
+def test_successes_only_leaves_the_failed_initial_trajectories_out(tmp_path):
+    data = tmp_path / "collected.jsonl"
+    write_trajectories(data, [traj("toy", 1, 1.0, success=True), traj("toy", 2, 0.0), traj("toy", 4, 1.0, success=True)])
+    for successes_only, kept in ((False, [1, 2, 4]), (True, [1, 4])):
+        run = RFT(RFTConfig(model="m", output_dir="o", data=[str(data)], envs=["toy"], successes_only=successes_only))
+        run.prepare()
+        assert [t.data_idx for t in run.initial] == kept
+        run.envs = toy_sources()
+        assert run.explore_tasks() == {"toy": kept}  # RFT samples the instructions of what it trains on
 
 
 def explore_tasks(run, data: list[Trajectory]) -> dict[str, list[int]]:

@@ -62,6 +62,37 @@ def model_loss(path: Path, batch) -> float:
     return batch_lm_loss(AutoModelForCausalLM.from_pretrained(path), batch)
 
 
+def test_successes_only_leaves_out_failed_episodes_and_a_mix_is_named(tmp_path, caplog):
+    import json as json_
+
+    from agentenv.trainer.bc import training_trajectories
+
+    def episode(i: int, success: bool) -> Trajectory:
+        t = Trajectory.start("maze", i, "Reach the goal.", success=success, reward=float(success))
+        t.add_observation("You are at 0, 0.")
+        t.add_reply("Thought:\nUp.\n\nAction:\nmove up")
+        return t
+
+    collected = tmp_path / "collected.jsonl"  # an expert's collect --out file keeps its failures too
+    write_trajectories(collected, [episode(0, True), episode(1, False), episode(2, True)])
+    released = tmp_path / "released.json"  # AgentGym's release: no reward, no success
+    released.write_text(json_.dumps([{"item_id": "maze_9", "conversations": episode(9, True).to_json()["conversations"]}]))
+
+    with caplog.at_level("WARNING", logger="agentenv.trainer.bc"):
+        every = training_trajectories([str(collected), str(released)], successes_only=False)
+    assert [t.item_id for t in every] == ["maze_0", "maze_1", "maze_2", "maze_9"]
+    assert "1 of the 4 episodes" in caplog.text and "--successes-only" in caplog.text
+    kept = training_trajectories([str(collected), str(released)], successes_only=True)
+    assert [t.item_id for t in kept] == ["maze_0", "maze_2", "maze_9"]
+
+    walks = tmp_path / "walks.jsonl"  # failures only (random walks) are deliberate: no warning
+    write_trajectories(walks, [episode(3, False), episode(4, False)])
+    caplog.clear()
+    assert len(training_trajectories([str(walks)], successes_only=False)) == 2 and not caplog.text
+    with pytest.raises(ValueError, match="no successful trajectories in"):
+        training_trajectories([str(walks)], successes_only=True)
+
+
 def test_one_step_lowers_the_loss_on_a_fixed_batch(base_model, data, tmp_path):
     cfg = config(base_model, data, tmp_path / "bc", max_steps=1, batch_size=8)  # one step sees all 8
     batch = fixed_batch(cfg)

@@ -157,7 +157,8 @@ def collect(
 ) -> EvalReport:
     """Expert trajectories for ``indices`` of ``env`` (``source="expert"``), written like :func:`evaluate`.
 
-    Every finished episode is written, with its ``success``; training sets keep the successful ones.
+    Every finished episode is written, with its ``success`` (``train bc --successes-only`` keeps the successful
+    ones; a dataset folder, :func:`agentenv.data.export.write_dataset`, holds only those).
     """
     tasks = [EvalTask(env, base_urls, i) for i in indices]
     with ExpertAgent(concurrency=concurrency) as agent:

@@ -174,7 +174,9 @@ class AgentEvol(StagedRun):
             raise ValueError("data: give the initial (expert) trajectory files")
         from agentenv.data.dataset import iter_trajectories
 
-        self.initial = list(iter_trajectories(cfg.data))
+        # records without a score (AgentGym's releases) are demonstrations: successes, as BC reads them
+        initial = iter_trajectories(cfg.data, unscored_reward=1.0)
+        self.initial = [t for t in initial if t.success or not cfg.successes_only]
 
     def initial_model(self, it: IterationDir) -> dict[str, Any]:
         cfg = self.cfg

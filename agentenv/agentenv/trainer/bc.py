@@ -12,10 +12,12 @@ Several processes (GPUs, or CPU with gloo) run the same command under a launcher
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from agentenv.data.trajectory import Trajectory
 from agentenv.trainer.engine import (
     TrainConfig,
     fit,
@@ -26,15 +28,22 @@ from agentenv.trainer.engine import (
     release,
 )
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(kw_only=True)
 class BCConfig(TrainConfig):
     """Behavioural cloning settings (on top of :class:`TrainConfig`)."""
 
-    sections: ClassVar[dict[str, tuple[str, ...]]] = {"data": ("data", "packing", "num_proc")}
+    sections: ClassVar[dict[str, tuple[str, ...]]] = {
+        "data": ("data", "successes_only", "packing", "num_proc"),
+    }
 
     #: AgentTraj .json / .jsonl files or folders of them
     data: list[str] = field(default_factory=list)
+    #: leave out the episodes that failed (success false); records without a score, as AgentGym releases
+    #: them, count as successful demonstrations
+    successes_only: bool = False
     #: pack several conversations into each max_length row
     packing: bool = False
     #: processes for tokenization (datasets.map num_proc)
@@ -43,15 +52,35 @@ class BCConfig(TrainConfig):
 
 def build_examples(cfg: BCConfig, tokenizer) -> list[dict[str, list[int]]]:
     """Tokenized (and optionally packed) training rows."""
-    from agentenv.data.dataset import load_trajectory_dataset
+    from agentenv.data.dataset import trajectories_to_dataset
     from agentenv.data.tokenize import pack_examples, tokenize_dataset
 
-    dataset = load_trajectory_dataset(cfg.data)
+    dataset = trajectories_to_dataset(training_trajectories(cfg.data, cfg.successes_only))
     tokenized, stats = tokenize_dataset(dataset, tokenizer, cfg.max_length, num_proc=cfg.num_proc or None)
     examples = [{"input_ids": r["input_ids"], "labels": r["labels"]} for r in tokenized]
     if cfg.packing:
         examples = pack_examples(examples, cfg.max_length)
     return examples
+
+
+def training_trajectories(data: list[str], successes_only: bool) -> list[Trajectory]:
+    """The trajectories of ``data`` that BC trains on: every one, or with ``successes_only`` the successful
+    ones.  Data that mixes successes and failures (an expert's ``collect --out`` file keeps both) is trained
+    on whole with a warning: it may be a mistake, where data of failures only (random walks) is deliberate."""
+    from agentenv.data.dataset import iter_trajectories
+
+    trajectories = list(iter_trajectories(data, unscored_reward=1.0))
+    failed = sum(not t.success for t in trajectories)
+    if successes_only:
+        trajectories = [t for t in trajectories if t.success]
+    elif 0 < failed < len(trajectories):
+        log.warning(
+            "%d of the %d episodes in %s failed (success false): BC imitates them too; --successes-only "
+            "leaves them out", failed, len(trajectories), ", ".join(data)
+        )
+    if not trajectories:
+        raise ValueError(f"no {'successful ' if successes_only else ''}trajectories in {', '.join(data)}")
+    return trajectories
 
 
 def train_bc(cfg: BCConfig) -> Path:
