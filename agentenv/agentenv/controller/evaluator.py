@@ -60,8 +60,8 @@ def evaluate(
     ``sources`` replaces the HTTP servers of the named envs (e.g. :class:`~agentenv.controller.sources.LocalEnv`).
     Episodes that end on an environment error are not written (a rerun retries them) and are counted in
     the report's ``errors``; once no server of an env opens a session any more, the run stops with that
-    :class:`~agentenv.protocol.ServerUnreachable` (what finished is kept).  Returns the report over every requested episode in the file, including ones
-    finished by earlier runs.
+    :class:`~agentenv.protocol.ServerUnreachable` (what finished is kept).  Returns the report over every
+    requested episode in the file, including ones finished by earlier runs.
     """
     out_path = Path(out_path)
     if out_path.suffix != ".jsonl":
@@ -157,8 +157,8 @@ def collect(
 ) -> EvalReport:
     """Expert trajectories for ``indices`` of ``env`` (``source="expert"``), written like :func:`evaluate`.
 
-    Every finished episode is written, with its ``success`` (``train bc --successes-only`` keeps the successful
-    ones; a dataset folder, :func:`agentenv.data.export.write_dataset`, holds only those).
+    Every finished episode is written, with its ``success`` (``train bc --successes-only`` keeps the
+    successful ones; a dataset folder, :func:`agentenv.data.export.write_dataset`, holds only those).
     """
     tasks = [EvalTask(env, base_urls, i) for i in indices]
     with ExpertAgent(concurrency=concurrency) as agent:
