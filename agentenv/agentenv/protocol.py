@@ -203,6 +203,12 @@ class ServerUnreachable(EnvError):
     """No answer after every retry (connection refused, reset, timed out): no status."""
 
 
+class EnvNotServed(EnvError):
+    """The server at a client's URL answers, but has no routes of the client's environment."""
+
+    status = 404
+
+
 #: status -> error class, for both sides
 ERRORS: dict[int, type[EnvError]] = {
     cls.status: cls

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from agentenv.client import EnvClient, EnvPool, ServerUnreachable, Unauthorized
+from agentenv.client import EnvClient, EnvNotServed, EnvPool, ServerUnreachable, Unauthorized
 from agentenv.controller import commands
 from agentenv.data.trajectory import read_trajectories
 from agentenv.testing import free_port, running_server
@@ -107,6 +107,22 @@ def test_a_dead_server_is_skipped_after_it_failed_once():
 
     with EnvPool("guess", [dead], retries=0) as pool, pytest.raises(ServerUnreachable):
         pool.session()  # a server that is down is still tried when it is the only one
+
+
+def test_a_url_of_a_server_without_the_env_says_what_it_serves():
+    class Other(GuessEnv):
+        name = "other"
+
+    with running_server([GuessEnv, Other]) as url, running_server(GuessEnv) as single:
+        for env, base, says in (
+            ("maze", url, f"{url} serves guess, other, not maze: give the URL of a maze server"),
+            ("maze", single, f"{single} serves guess, not maze"),
+            ("guess", f"{single}/guess", f"{single}/guess is the guess routes of a server: give the server's own URL, {single}"),
+        ):
+            with EnvClient(env, base, retries=0) as client, pytest.raises(EnvNotServed, match=says):
+                client.info()
+        with EnvPool("maze", [url]) as pool, pytest.raises(EnvNotServed):
+            pool.info()  # what eval, collect and the trainers ask first
 
 
 def test_clients_and_the_cli_send_the_token_from_the_environment(tmp_path, monkeypatch, capsys):

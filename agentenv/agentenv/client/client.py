@@ -16,6 +16,7 @@ from agentenv.env import ExpertAction
 from agentenv.protocol import (
     TOKEN_ENV_VAR,
     EnvError,
+    EnvNotServed,
     ResetResponse,
     ServerUnreachable,
     StepResponse,
@@ -106,7 +107,24 @@ class EnvClient:
         return self.request("GET", "/health").json()
 
     def info(self) -> dict[str, Any]:
-        return self.request("GET", "/info").json()
+        try:
+            return self.request("GET", "/info").json()
+        except EnvError as exc:
+            if exc.status != 404:
+                raise
+            raise EnvNotServed(self._not_served()) from None
+
+    def _not_served(self) -> str:
+        """Why the server at ``base_url`` has no ``/<env>/info``: what it serves, read from its ``/health``."""
+        try:
+            health = self.http.get(f"{self.base_url}/health").json()
+            served = health.get("envs") or [health["env"]]
+        except Exception:  # not an agentenv server (AgentGym's own have no /health), or no JSON
+            return f"{self.base_url} has no {self.env} environment (GET /{self.env}/info answered 404)"
+        root, _, last = self.base_url.rpartition("/")
+        if served == [last] and "://" in root:  # a URL that names the env's routes as well
+            return f"{self.base_url} is the {last} routes of a server: give the server's own URL, {root}"
+        return f"{self.base_url} serves {', '.join(served)}, not {self.env}: give the URL of a {self.env} server"
 
     def task_types(self, indices: list[int]) -> list[str | None]:
         """Each task's type without playing it, where the env can tell (``None`` where not)."""
