@@ -151,6 +151,36 @@ def test_over_http_sessions_are_reused_and_always_closed():
         assert source.pool.clients[0].http.is_closed  # the with block closed the connection pool
 
 
+def test_more_episodes_than_the_server_holds_wait_for_a_place_instead_of_failing(monkeypatch):
+    """A server answers 429 past its max_sessions: the run learns how many episodes it has room for and
+    runs that many at once; with every place held by another client, it waits until one is freed (and
+    gives up, saying so, only after FULL_WAIT_S)."""
+    import threading
+
+    from agentenv.client import EnvClient, ServerFull
+    from agentenv.controller import rollout
+
+    monkeypatch.setattr(rollout, "FULL_RETRY_S", 0.05)
+    tasks = [RolloutTask("guess", i) for i in range(20)]
+    with running_server([GuessEnv], max_sessions=3) as url, RemoteEnv("guess", [url]) as source:
+        run = Rollout(Recording(), {"guess": source}, concurrency=8)
+        episodes = run.run(tasks)
+        assert sorted(ep.data_idx for ep in episodes) == list(range(20)) and all(ep.stop_reason != "error" for ep in episodes)
+        assert run.env_capacity == {"guess": 3}
+
+        with EnvClient("guess", url) as other:
+            held = [other.create() for _ in range(3)]  # another client holds every place
+            threading.Timer(0.5, lambda: [other.close_session(sid) for sid in held]).start()
+            episodes = Rollout(Recording(), {"guess": source}, concurrency=2).run(tasks[:4])
+            assert sorted(ep.data_idx for ep in episodes) == [0, 1, 2, 3]
+            assert all(ep.stop_reason != "error" for ep in episodes)
+
+            held = [other.create() for _ in range(3)]
+            monkeypatch.setattr(rollout, "FULL_WAIT_S", 0.2)
+            with pytest.raises(ServerFull, match="stayed full"):
+                Rollout(Recording(), {"guess": source}, concurrency=2).run(tasks[:2])
+
+
 def test_a_reply_the_server_refuses_is_the_agents_failure_and_odd_text_is_kept(tmp_path):
     """A reply over the protocol's length limit gets 422: the episode is recorded as the agent's failure
     (a rerun would fail the same way), not dropped as an env error; a lone surrogate (an escape some

@@ -6,7 +6,8 @@ episode ends on ``done``, after ``max_rounds`` replies, when the agent stops it 
 server refuses a reply (too long: recorded as the agent's failure) or on an environment error; its slot goes
 straight to the next pending task (continuous batching).  When no server of an env can open a session at all
 (every one unreachable after the client's retries), the run stops with that error instead of failing every
-task left the same way.
+task left the same way.  When every server of an env is full (429), the task waits for a place instead: the
+run learns how many episodes of that env the servers hold and runs no more at once.
 
 Sessions are opened once per slot and reused with ``reset`` for the next task of the same environment, and
 every session is closed when the run ends, also on an exception or Ctrl-C.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -27,7 +28,11 @@ from agentenv.controller.episode import Episode, Session
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory
 from agentenv.env import info_splits
-from agentenv.protocol import EnvError, ServerUnreachable
+from agentenv.protocol import EnvError, ServerFull, ServerUnreachable
+
+#: while every server of an env is full with other clients' sessions, a start is tried again every
+#: FULL_RETRY_S seconds, for FULL_WAIT_S seconds at most
+FULL_RETRY_S, FULL_WAIT_S = 2.0, 600.0
 
 #: statuses with which a server refuses a step's reply itself: 422 (invalid, e.g. over the length limit),
 #: 413 (a body over the server's size limit)
@@ -69,6 +74,8 @@ class Rollout:
         self._info: dict[str, dict[str, Any]] = {}
         self._held: set[Session] = set()
         self._lock = threading.Lock()
+        #: env -> the episodes at once its servers have room for, learnt when they answered "full" (429)
+        self.env_capacity: dict[str, int] = {}
         #: wall time spent in the agent and in the environments (reset + step), seconds
         self.timing = {"agent_s": 0.0, "env_s": 0.0}
         #: signs of life for a live display: episodes running now, agent rounds and replies so far
@@ -119,19 +126,31 @@ class Rollout:
             if on_finish is not None:
                 on_finish(ep)
 
+        waited = 0.0  # seconds spent waiting for a place on full servers with nothing of this run's live
         try:
             while pending or live:
-                starting = []
-                while pending and len(live) + len(starting) < self.concurrency:
-                    starting.append(pending.popleft())
-                for ep in self._start(starting, idle, len(live), pool):
+                starting = self._take(pending, live)
+                opened, refused = self._start(starting, idle, len(live), pool)
+                for ep in opened:
                     if ep.finished:
                         finish(ep)
                     else:
                         live.append(ep)
                 self.live_episodes = len(live)
+                if refused:  # full servers: the tasks wait, first in line, for a session to end
+                    pending.extendleft(reversed(refused))
+                    for env in {task.env for task in refused}:
+                        held = sum(ep.env == env for ep in live) + len(idle[env])
+                        if held:  # the env's servers have room for no more than this run holds now
+                            self.env_capacity[env] = held
                 if not live:
+                    if refused:  # other clients fill the servers: wait for them, then give up
+                        if waited >= FULL_WAIT_S:
+                            raise ServerFull(f"the {refused[0].env} servers stayed full for {FULL_WAIT_S:.0f} s")
+                        time.sleep(min(FULL_RETRY_S, FULL_WAIT_S - waited))
+                        waited += FULL_RETRY_S
                     continue
+                waited = 0.0
                 t0 = time.perf_counter()
                 replies = self.agent.act(live)
                 self.timing["agent_s"] += time.perf_counter() - t0
@@ -161,12 +180,29 @@ class Rollout:
         return finished
 
     # --- steps of the loop -----------------------------------------------------------------------
+    def _take(self, pending: deque[RolloutTask], live: list[Episode]) -> list[RolloutTask]:
+        """The pending tasks to start now: up to the free slots, in order, passing over the tasks of an env
+        that already runs as many episodes as its servers have room for (they keep their place)."""
+        running = Counter(ep.env for ep in live)
+        taken: list[RolloutTask] = []
+        passed: list[RolloutTask] = []
+        while pending and len(live) + len(taken) < self.concurrency:
+            task = pending.popleft()
+            if running[task.env] >= self.env_capacity.get(task.env, self.concurrency):
+                passed.append(task)
+                continue
+            running[task.env] += 1
+            taken.append(task)
+        pending.extendleft(reversed(passed))
+        return taken
+
     def _start(
         self, tasks: list[RolloutTask], idle: dict[str, list[Session]], busy: int, pool: ThreadPoolExecutor
-    ) -> list[Episode]:
-        """Open (or reuse) a session for each task and reset it, concurrently."""
+    ) -> tuple[list[Episode], list[RolloutTask]]:
+        """Open (or reuse) a session for each task and reset it, concurrently: the episodes, and the tasks
+        no server had room for."""
         if not tasks:
-            return []
+            return [], []
         reused: list[Session | None] = []
         for task in tasks:
             reused.append(idle[task.env].pop() if idle[task.env] else None)
@@ -180,9 +216,11 @@ class Rollout:
         t0 = time.perf_counter()
         episodes = list(pool.map(self._open, tasks, reused))
         self.timing["env_s"] += time.perf_counter() - t0
-        return episodes
+        refused = [task for task, ep in zip(tasks, episodes, strict=True) if ep is None]
+        return [ep for ep in episodes if ep is not None], refused
 
-    def _open(self, task: RolloutTask, session: Session | None) -> Episode:
+    def _open(self, task: RolloutTask, session: Session | None) -> Episode | None:
+        """The task's episode, reset; ``None`` when every server of its env is full."""
         info = self.info(task.env)
         split = _split_of(info, task.data_idx)
         trajectory = Trajectory.start(task.env, task.data_idx, info["instruction"], split=split, source=self.agent.name)
@@ -196,6 +234,8 @@ class Rollout:
         except Exception as exc:
             if isinstance(exc, ServerUnreachable) and ep.session is None:
                 raise  # no server of the env opens a session: every task left would fail the same way
+            if isinstance(exc, ServerFull) and ep.session is None:
+                return None  # no room now: the task waits for one of this run's sessions (or another's)
             ep.stop("error", f"reset: {type(exc).__name__}: {exc}")
             return ep
         ep.task_type = getattr(reset, "task_type", "") or task.env
