@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from agentenv.client import EnvClient, EnvNotServed, EnvPool, ServerUnreachable, Unauthorized
+from agentenv.client import EnvClient, EnvNotServed, EnvPool, ServerFull, ServerUnreachable, Unauthorized
 from agentenv.controller import commands
 from agentenv.data.trajectory import read_trajectories
 from agentenv.testing import free_port, running_server
@@ -107,6 +107,13 @@ def test_a_dead_server_is_skipped_after_it_failed_once():
 
     with EnvPool("guess", [dead], retries=0) as pool, pytest.raises(ServerUnreachable):
         pool.session()  # a server that is down is still tried when it is the only one
+
+    # one server full, the other down: full (a run waits for a place), not unreachable (a run stops)
+    with running_server(GuessEnv, max_sessions=1) as full, EnvPool("guess", [dead, full], retries=0) as pool:
+        first = pool.session()
+        with pytest.raises(ServerFull):
+            pool.session()
+        first.close()
 
 
 def test_a_url_of_a_server_without_the_env_says_what_it_serves():

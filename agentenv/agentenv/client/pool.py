@@ -49,23 +49,28 @@ class EnvPool:
         raise last_error
 
     def session(self, data_idx: int | None = None) -> EnvSession:
+        """A new session on the server holding the fewest; when none opens one, :class:`ServerFull` if some
+        server is up but full, else :class:`ServerUnreachable`."""
         tried: set[int] = set()
+        full: ServerFull | None = None
+        unreachable: ServerUnreachable | None = None
         for _ in self.clients:
             i = self._reserve(excluding=tried)
             try:
                 sid = self.clients[i].create(data_idx)
-            except (ServerFull, ServerUnreachable) as exc:
-                self._released(i)
-                if isinstance(exc, ServerUnreachable):
-                    self._mark_down(i)
-                tried.add(i)
-                last_error = exc
-                continue
+            except ServerFull as exc:
+                full = full or exc
+            except ServerUnreachable as exc:
+                self._mark_down(i)
+                unreachable = unreachable or exc
             except BaseException:
                 self._released(i)
                 raise
-            return _PooledSession(self, i, sid)
-        raise last_error
+            else:
+                return _PooledSession(self, i, sid)
+            self._released(i)
+            tried.add(i)
+        raise full or unreachable
 
     def _reserve(self, excluding: set[int]) -> int:
         """The server for a new session, its session counted before it is opened so that callers opening
