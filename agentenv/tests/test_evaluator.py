@@ -174,6 +174,18 @@ def test_a_server_that_dies_stops_the_run_and_a_rerun_resumes(tmp_path):
     assert commands._servers_hint(args).endswith(f"40 episodes are finished in {out}; rerun the same command to resume")
 
 
+def test_a_server_with_less_room_than_the_concurrency_is_named(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    with running_server([GuessEnv], max_sessions=3) as url:
+        report = evaluate(Counter(), [EvalTask("guess", url, i) for i in range(12)], out, concurrency=8, progress=False,
+                          print_table=False)
+    assert report.errors == 0 and len(lines(out)) == 12  # the tasks past its room waited: none failed
+    assert json.loads((tmp_path / "r.meta.json").read_text())["runs"][-1]["env_capacity"] == {"guess": 3}
+    assert "guess: its servers had room for 3 sessions, so 3 of its episodes ran at once (--concurrency 8)" in (
+        capsys.readouterr().err
+    )
+
+
 def test_samples_per_task_and_per_episode_seeds(tmp_path):
     out = tmp_path / "samples.jsonl"
     agent = Counter()

@@ -129,7 +129,13 @@ def evaluate(
             failure = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"{type(exc).__name__}: {exc}"
             raise
         finally:
-            _record_run_end(meta_path, run_record, errors, live.done - len(done), failure)
+            _record_run_end(meta_path, run_record, errors, live.done - len(done), failure, rollout.env_capacity)
+            for env, room in rollout.env_capacity.items():  # what --concurrency could not get: say so once
+                print(
+                    f"[agentenv] {env}: its servers had room for {room} sessions, so {room} of its episodes ran "
+                    f"at once (--concurrency {concurrency}); `agentenv serve {env} --max-sessions N` holds more",
+                    file=sys.stderr,
+                )
 
         report = build_report(
             _latest(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted),
@@ -231,10 +237,15 @@ def _record_run_start(meta_path: Path, settings: dict[str, Any], *, n_tasks: int
     return run
 
 
-def _record_run_end(meta_path: Path, run: dict[str, Any], errors: int, finished: int, failure: str | None) -> None:
-    """Close this run's record in ``.meta.json``: episodes it finished, episodes lost to env errors, and what
-    stopped it when it did not end by itself (an interrupt, a model endpoint that failed)."""
+def _record_run_end(
+    meta_path: Path, run: dict[str, Any], errors: int, finished: int, failure: str | None, capacity: dict[str, int]
+) -> None:
+    """Close this run's record in ``.meta.json``: episodes it finished, episodes lost to env errors, what
+    stopped it when it did not end by itself (an interrupt, a model endpoint that failed), and the envs whose
+    full servers held fewer episodes at once than the run's concurrency."""
     meta = json.loads(meta_path.read_text())
     ended = {"ended": time.strftime("%Y-%m-%dT%H:%M:%S"), "episodes_finished": finished, "errors": errors}
-    meta["runs"][-1] = run | ended | ({"stopped_by": failure} if failure else {})
+    meta["runs"][-1] = run | ended | ({"stopped_by": failure} if failure else {}) | (
+        {"env_capacity": dict(capacity)} if capacity else {}
+    )
     write_json(meta_path, meta)
