@@ -126,7 +126,7 @@ class Rollout:
             if on_finish is not None:
                 on_finish(ep)
 
-        waited = 0.0  # seconds spent waiting for a place on full servers with nothing of this run's live
+        full_since: float | None = None  # since when full servers have refused every start, nothing live
         try:
             while pending or live:
                 starting = self._take(pending, live)
@@ -140,17 +140,18 @@ class Rollout:
                 if refused:  # full servers: the tasks wait, first in line, for a session to end
                     pending.extendleft(reversed(refused))
                     for env in {task.env for task in refused}:
-                        held = sum(ep.env == env for ep in live) + len(idle[env])
+                        # a refused task found no idle session of its env to reuse: the run holds just these
+                        held = sum(ep.env == env for ep in live)
                         if held:  # the env's servers have room for no more than this run holds now
                             self.env_capacity[env] = held
                 if not live:
                     if refused:  # other clients fill the servers: wait for them, then give up
-                        if waited >= FULL_WAIT_S:
+                        full_since = full_since or time.monotonic()
+                        if time.monotonic() - full_since >= FULL_WAIT_S:
                             raise ServerFull(f"the {refused[0].env} servers stayed full for {FULL_WAIT_S:.0f} s")
-                        time.sleep(min(FULL_RETRY_S, FULL_WAIT_S - waited))
-                        waited += FULL_RETRY_S
+                        time.sleep(FULL_RETRY_S)
                     continue
-                waited = 0.0
+                full_since = None
                 t0 = time.perf_counter()
                 replies = self.agent.act(live)
                 self.timing["agent_s"] += time.perf_counter() - t0
