@@ -3,6 +3,8 @@
 
 const $ = (selector) => document.querySelector(selector);
 const state = { runs: [], key: null };
+// Filters and clicks can overlap; only the newest list and the newest episode request may draw.
+const latest = { list: 0, episode: 0 };
 
 async function api(path, params = {}) {
   const url = new URL(path, location.href);
@@ -50,11 +52,13 @@ async function init() {
 }
 
 async function loadList() {
+  const request = ++latest.list;
   const compare = $("#compare").value;
   const rows = await api("/api/episodes", {
     run: $("#run").value, env: $("#env").value, task_type: $("#task-type").value,
     success: $("#success").value, other: compare,
   });
+  if (request !== latest.list) return;
   $("#other-head").hidden = compare === "";
   if (compare !== "") $("#other-head").title = `how ${state.runs[compare].label} did on the task`;
   const body = $("#episodes tbody");
@@ -72,6 +76,7 @@ async function loadList() {
 }
 
 async function openEpisode(key) {
+  const request = ++latest.episode;
   state.key = key;
   for (const tr of document.querySelectorAll("#episodes tbody tr")) {
     tr.classList.toggle("selected", tr.dataset.key === key);
@@ -79,6 +84,7 @@ async function openEpisode(key) {
   const runs = [$("#run").value];
   if ($("#compare").value !== "") runs.push($("#compare").value);
   const panes = await Promise.all(runs.map((run) => pane(run, key)));
+  if (request !== latest.episode) return;
   $("#panes").replaceChildren(...panes);
 }
 
