@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# 1. the environment servers (default ports; or point --urls NAME=URL at servers elsewhere)
+# 1. the environment servers (default ports; or point --url NAME=URL at servers elsewhere)
 agentenv up babyai textcraft sciworld lmrlgym &
 SERVERS=$!
 trap 'kill $SERVERS 2>/dev/null || true' EXIT

@@ -21,11 +21,11 @@ done
 # RFT: 4 samples per BC instruction with the BC agent, every distinct success added to the expert set,
 # one retraining from the base model
 agentenv train rft --model "$BASE" --bc-model "$BC" --data "$DATA" --output-dir runs/rft-7b \
-  --envs babyai textcraft --samples-per-instruction 4 --explore-temperature 1.0 \
+  --env babyai textcraft --samples-per-instruction 4 --explore-temperature 1.0 \
   --num-epochs 3 --learning-rate 2e-5 --batch-size 2 --gradient-accumulation-steps 4 \
   --mixed-precision bf16 --gradient-checkpointing on \
   --deepspeed examples/deepspeed/zero3.json --train-launcher "torchrun --nproc_per_node 8"
 
 # Best-of-8: a test task counts as solved when any of 8 sampled episodes solves it
-agentenv best-of-n --agent "hf:$BC" --envs babyai textcraft --n 8 --temperature 0.7 \
+agentenv best-of-n --agent "hf:$BC" --env babyai textcraft --n 8 --temperature 0.7 \
   --out runs/best_of_8.jsonl

@@ -46,7 +46,7 @@ step bc-throughput 180 $PY benchmarks/train_throughput.py --model shape:.gpu_car
 #    keep, retrain from the base, evaluate on 64 held-out tasks; the stage times are in stages.json
 step agentevol 300 $PY -m agentenv.trainer evol --model runs/gpu_proof/throughput/random_smollm2_shape \
   --data runs/gpu_proof/throughput/babyai_expert_128.jsonl --output-dir runs/gpu_proof/agentevol \
-  --envs babyai --local --iterations 1 --explore-limit 64 --samples-per-instruction 2 --eval-limit 64 \
+  --env babyai --local --iterations 1 --explore-limit 64 --samples-per-instruction 2 --eval-limit 64 \
   --concurrency 64 --max-rounds 10 --max-new-tokens 64 --num-epochs 1 --batch-size 8 --max-length 2048 \
   --learning-rate 2e-5 --train-launcher "torchrun --nproc_per_node 1" --deepspeed examples/deepspeed/zero2.json \
   2>&1 | tail -30

@@ -1,7 +1,7 @@
 """How the iterative trainers (AgentEvol, ETO, RFT, Best-of-N) reach environments and run a model on them.
 
 Environments come through :mod:`agentenv.controller`: :class:`~agentenv.controller.sources.RemoteEnv` over
-HTTP (the normal path; URLs from ``--urls`` or the registry's default port) or, with ``local=True``,
+HTTP (the normal path; URLs from ``--url`` or the registry's default port) or, with ``local=True``,
 :class:`~agentenv.controller.sources.LocalEnv` running the env class registered under the
 ``agentenv.envs`` entry point in this process.  Python callers may also pass ready ``sources`` (any
 :class:`~agentenv.controller.sources.EnvSource`), which is how tests use a toy environment.
@@ -77,7 +77,7 @@ class RolloutSettings(EnvSettings):
 def open_sources(cfg: EnvSettings, given: Mapping[str, EnvSource] | None = None) -> dict[str, EnvSource]:
     """One source per env of ``cfg.envs``: ``given`` ones first, else in-process or HTTP per ``cfg.local``."""
     if not cfg.envs:
-        raise ValueError("no environments: set envs (e.g. --envs maze wordle)")
+        raise ValueError("no environments: set envs (e.g. --env maze wordle)")
     sources: dict[str, EnvSource] = {}
     missing = [env for env in cfg.envs if not (given and env in given)]
     if cfg.local and missing:
