@@ -47,6 +47,17 @@ def test_a_task_played_twice_or_a_missing_file_is_refused(tmp_path):
         main(["compare", str(tmp_path / "missing.jsonl"), str(twice)])
 
 
+def test_files_of_other_tasks_are_one_line_that_says_what_each_holds(tmp_path):
+    maze = episodes(tmp_path / "maze.jsonl", {"maze_1": True, "maze_2": False})
+    wordle = episodes(tmp_path / "wordle.jsonl", {"wordle_1": True, "wordle_2": True, "wordle_3": False})
+    with pytest.raises(SystemExit, match=r"^error: .*maze.jsonl and .*wordle.jsonl share no task "
+                                         r"\(maze: 2 against wordle: 3\): compare two agents' episodes"):
+        main(["compare", str(maze), str(wordle)])
+    one = episodes(tmp_path / "one.jsonl", {"maze_1": False, "wordle_1": True, "wordle_2": True})
+    with pytest.raises(SystemExit, match=r"^error: .*, maze: the two files share 1 task\(s\); a difference's interval"):
+        main(["compare", str(maze), str(one)])
+
+
 def test_files_named_by_absolute_and_relative_paths_get_short_labels(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bc").mkdir()

@@ -12,6 +12,7 @@ experiment's spread over seeds measures.
 
 from __future__ import annotations
 
+import collections
 import math
 import os
 import statistics
@@ -41,7 +42,7 @@ def paired_difference(base: dict[str, bool], other: dict[str, bool]) -> dict[str
     """Success rates, one-sided wins and ``other - base`` with its 95% interval, over the shared tasks."""
     tasks = sorted(base.keys() & other.keys())
     if len(tasks) < 2:
-        raise ValueError("the two files share fewer than 2 tasks")
+        raise ValueError(f"the two files share {len(tasks)} task(s); a difference's interval needs 2 or more")
     diffs = [int(other[t]) - int(base[t]) for t in tasks]
     half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs))
     mean = statistics.mean(diffs)
@@ -78,9 +79,21 @@ def compare(pairs: list[tuple[Path, Path]]) -> list[dict[str, object]]:
         envs = sorted({env_of(t) for t in base.keys() & other.keys()})
         for env in envs + (["all"] if len(envs) > 1 else []):
             keep = (lambda t: True) if env == "all" else (lambda t, env=env: env_of(t) == env)
-            row = paired_difference({t: s for t, s in base.items() if keep(t)}, {t: s for t, s in other.items() if keep(t)})
+            try:
+                row = paired_difference({t: s for t, s in base.items() if keep(t)}, {t: s for t, s in other.items() if keep(t)})
+            except ValueError as exc:
+                raise ValueError(f"{base_file} and {other_file}, {env}: {exc}") from None
             rows.append({"base_file": str(base_file), "other_file": str(other_file), "env": env, **row})
+        if not envs:
+            raise ValueError(f"{base_file} and {other_file} share no task ({tasks_by_env(base)} against "
+                             f"{tasks_by_env(other)}): compare two agents' episodes on the same tasks")
     return rows
+
+
+def tasks_by_env(episodes: dict[str, bool]) -> str:
+    """``babyai: 8, maze: 4``: how many tasks of each env a file holds."""
+    counts = collections.Counter(env_of(t) for t in episodes)
+    return ", ".join(f"{env}: {n}" for env, n in sorted(counts.items())) or "none"
 
 
 def print_table(rows: list[dict[str, object]]) -> None:
