@@ -446,6 +446,24 @@ def test_best_of_n_checks_the_agent_before_it_opens_the_envs(tmp_path, monkeypat
         bon.run_best_of_n(bon.BestOfNConfig(agent="expert", out=str(tmp_path / "b.jsonl"), envs=["maze"], temperature=-1))
 
 
+def test_a_server_down_or_a_split_mistyped_stops_evol_before_any_training(base_model, expert_data, tmp_path):
+    """Iteration 0 trains BC before anything is played: a server that is down, or a split the env lacks,
+    is one line at the start, not after that stage."""
+    from agentenv.cli import main
+    from agentenv.testing import free_port
+
+    run = tmp_path / "evol"
+    common = ["train", "evol", "--model", str(base_model), "--data", str(expert_data), "--output-dir", str(run),
+              "--env", "maze", "--max-steps", "1"]
+    down = f"maze=http://127.0.0.1:{free_port()}"
+    with pytest.raises(SystemExit, match=r"^error: GET .*/maze/info failed after \d tries.*; is its server up\? start "
+                                         r"it with `agentenv up lmrlgym`, .*; then rerun the same command"):
+        main([*common, "--url", down])
+    with pytest.raises(SystemExit, match=r"^error: maze: no split 'dev' \(it has: test, train, test_procedural\)$"):
+        main([*common, "--local", "--eval-split", "dev"])
+    assert not (run / "iter_0" / "model").exists()
+
+
 def test_cli_flags_build_the_configs(tmp_path):
     import argparse
 

@@ -122,15 +122,20 @@ def one_line_errors(
     return decorate
 
 
-def _servers_hint(args: argparse.Namespace) -> str:
-    """What to do when an env's server does not answer."""
+def start_servers_hint(envs: list[str]) -> str:
+    """What to do when a server of one of ``envs`` does not answer."""
     from agentenv.registry import UnknownEnv, server_of
 
     try:
-        servers = sorted({server_of(env) for env in args.env})
+        servers = sorted({server_of(env) for env in envs})
     except UnknownEnv:
-        servers = sorted(args.env)
-    hint = f"is its server up? start it with `agentenv up {' '.join(servers)}`, give its --url, or run with --local"
+        servers = sorted(envs)
+    return f"is its server up? start it with `agentenv up {' '.join(servers) or 'ENV'}`, give its --url, or run with --local"
+
+
+def _servers_hint(args: argparse.Namespace) -> str:
+    """What to do when an env's server does not answer during ``eval`` / ``collect``."""
+    hint = start_servers_hint(args.env)
     if getattr(args, "out", None) and Path(args.out).exists():  # it stopped during the run: say what is kept
         hint += f"; {_resume_hint(args)}"
     return hint

@@ -13,7 +13,18 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from agentenv.controller.commands import one_line_errors, start_servers_hint
 from agentenv.trainer.config_args import add_dataclass_args, dataclass_from_args
+
+
+def _servers_hint(args: argparse.Namespace) -> str:
+    """What to do when an env's server does not answer; a trainer keeps what it finished."""
+    return f"{start_servers_hint(getattr(args, 'envs', []))}; then rerun the same command: finished work is kept"
+
+
+def _trainer_command(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A trainer's mistakes and lost servers or endpoints as one ``error: ...`` line saying what to do."""
+    return one_line_errors(_servers_hint, lambda args: "rerun the same command to resume")(run)
 
 
 def _end_process_group() -> None:
@@ -116,7 +127,7 @@ def add_train_commands(sub: Any) -> None:
     for name, (help_text, config_class, handler) in TRAIN_COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text, usage="%(prog)s [options]")
         add_dataclass_args(p, config_class())
-        p.set_defaults(func=handler)
+        p.set_defaults(func=_trainer_command(handler))
 
 
 def add_commands(sub: Any) -> None:
@@ -130,4 +141,4 @@ def add_commands(sub: Any) -> None:
         "best-of-n", help="Best-of-N evaluation: N samples per task, a task succeeds if any does", usage="%(prog)s [options]"
     )
     add_dataclass_args(bon, BestOfNConfig)
-    bon.set_defaults(func=_best_of_n)
+    bon.set_defaults(func=_trainer_command(_best_of_n))

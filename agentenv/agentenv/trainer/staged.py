@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, read_trajectories
 from agentenv.trainer.config_args import field_defaults
-from agentenv.trainer.rollouts import close_sources, open_sources, task_indices
+from agentenv.trainer.rollouts import check_sources, close_sources, open_sources, task_indices
 from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
 
 
@@ -92,6 +92,8 @@ class StagedRun(ABC):
         check_run_config(self.run_dir, cfg.to_json() | {"algorithm": self.algorithm}, defaults=field_defaults(type(cfg)))
         self.envs = open_sources(cfg, self.given)
         try:
+            if not IterationDir(self.run_dir, cfg.iterations).done("evaluated"):  # a finished run needs no env
+                check_sources(cfg, self.envs)
             results: dict[int, dict[str, Any]] = {}
             model = ""
             for m in range(cfg.iterations + 1):
