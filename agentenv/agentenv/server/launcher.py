@@ -189,6 +189,17 @@ def _serves(health: httpx.Response, envs: list[str], pid: int) -> bool:
     return body.get("envs", [body.get("env")]) == envs and body.get("pid") == pid
 
 
+def _agentenv_server_at(host: str, port: int) -> str:
+    """The envs an agentenv server listening at ``host:port`` serves (``babyai``, ``maze, wordle``), or ""."""
+    address = f"[{host}]" if ":" in host else host
+    try:
+        body = httpx.get(f"http://{address}:{port}/health", timeout=2).json()
+    except (httpx.HTTPError, ValueError):
+        return ""
+    envs = body.get("envs", [body.get("env")]) if isinstance(body, dict) and body.get("status") == "ok" else []
+    return ", ".join(str(env) for env in envs if env)
+
+
 def _cannot_bind(host: str, port: int) -> str | None:
     """Why binding ``host:port`` as uvicorn does (with ``SO_REUSEADDR``) would fail, saying what to do; None
     when it would not."""
@@ -199,6 +210,10 @@ def _cannot_bind(host: str, port: int) -> str | None:
         return f"cannot resolve host {host!r}: give --host 127.0.0.1 or one of this machine's addresses"
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
+            served = _agentenv_server_at(host, port)
+            if served:
+                return (f"port {port} on {host} already serves {served} (an agentenv server): use it as it is, "
+                        "stop it, or give --port")
             return f"port {port} on {host} is already in use: stop what listens there, or give --port"
         if exc.errno == errno.EADDRNOTAVAIL:
             return f"{host} is not an address of this machine: give --host 127.0.0.1 or one of its own"
