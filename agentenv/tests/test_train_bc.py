@@ -315,9 +315,12 @@ def torchrun_bc(out: Path, base_model: Path, data: Path, *options: str) -> None:
         "--max-steps", "4", "--batch-size", "2", "--learning-rate", "3e-3", "--warmup-ratio", "0",
         "--lr-scheduler", "linear", "--seed", "1", "--max-length", "512", *options,
     ]  # fmt: skip
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT / "agentenv")}
+    # a folder of its own for torch's JIT-built ops: DeepSpeed must build none (its CPU shared-memory op is skipped)
+    extensions = out.parent / f"{out.name}_torch_extensions"
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT / "agentenv"), "TORCH_EXTENSIONS_DIR": str(extensions)}
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=400, env=env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert not extensions.exists() or not any(extensions.iterdir()), f"ops were built: {list(extensions.iterdir())}"
 
 
 @pytest.mark.slow

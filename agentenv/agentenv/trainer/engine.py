@@ -185,6 +185,18 @@ def _cuda_available(cfg: TrainConfig) -> bool:
     return torch.cuda.is_available() and not cfg.cpu
 
 
+def _without_deepspeed_shm_op() -> None:
+    """DeepSpeed's CPU process group JIT-compiles a shared-memory all-reduce (a C++ build of about a minute
+    on a fresh machine) that only its inference all-reduce uses; training reduces over gloo.  DeepSpeed
+    reads whether to build it from ``deepspeed.ops.__compatible_ops__``, a dict it keeps for such edits."""
+    try:
+        import deepspeed.ops
+
+        deepspeed.ops.__compatible_ops__["deepspeed_shm_comm"] = False
+    except (ImportError, AttributeError, TypeError):  # another DeepSpeed layout: it builds the op, as before
+        pass
+
+
 def make_accelerator(cfg: TrainConfig):
     """An ``Accelerator`` for this run (CPU + gloo when there is no GPU; bf16 on GPUs that have it).
 
@@ -205,6 +217,7 @@ def make_accelerator(cfg: TrainConfig):
             log.warning("deepspeed=%s ignored (%s): training without DeepSpeed", deepspeed, why)
             deepspeed = ""
         else:
+            _without_deepspeed_shm_op()
             # accelerate starts DeepSpeed's process group only with a device backend: on CPU, name gloo
             os.environ["ACCELERATE_USE_DEEPSPEED"] = "true"
             PartialState(backend="gloo")
