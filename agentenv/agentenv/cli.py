@@ -119,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a failure no command turned into its own one line: still one line
-        raise SystemExit(f"error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)") from None
+        message = " ".join(str(exc).split())  # a library's message may run over several lines
+        raise SystemExit(f"error: {type(exc).__name__}: {message} (rerun with --debug for the traceback)") from None
 
 
 if __name__ == "__main__":

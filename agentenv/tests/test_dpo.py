@@ -80,6 +80,20 @@ def test_pair_files_roundtrip_and_eto_format(tmp_path):
     assert loaded.rejected[-1].value == "bad" and loaded.item_id == "7"
 
 
+def test_a_pairs_file_mistake_is_one_line_naming_the_file_and_record(base_model, tmp_path):
+    from agentenv.cli import main
+
+    (tmp_path / "half.jsonl").write_text('{"chosen": []}\n')
+    (tmp_path / "broken.jsonl").write_text('{"chosen": [], "rejected": []}\n{oops\n')
+    (tmp_path / "list.json").write_text('[{"x": 1}]')
+    expected = {"half.jsonl": "record 1 is not a preference pair: it needs chosen and rejected lists",
+                "broken.jsonl": "line 2 is not JSON", "list.json": "record 1 is not a preference pair",
+                "missing.jsonl": "no such pairs file"}
+    for name, message in expected.items():
+        with pytest.raises(SystemExit, match=f"^error: .*{name}.*{message}|^error: {message}: .*{name}$"):
+            main(["train", "dpo", "--model", str(base_model), "--pairs", str(tmp_path / name), "--output-dir", str(tmp_path / "out")])
+
+
 def pairs() -> list[PreferencePair]:
     out = []
     for i in range(4):

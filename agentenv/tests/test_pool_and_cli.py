@@ -198,3 +198,16 @@ def test_failures_of_a_run_are_one_line_errors(tmp_path):
         with pytest.raises(SystemExit, match=pattern) as exit_:
             main([*argv, "--out", out, "--no-progress"])
         assert "\n" not in exit_.value.code
+
+
+def test_a_failure_no_command_foresaw_is_still_one_line(tmp_path, monkeypatch):
+    from agentenv.cli import main as agentenv_main
+
+    def fails(args):
+        raise OSError("We couldn't connect to 'https://huggingface.co'.\nCheck your internet connection.")
+
+    monkeypatch.setattr(commands, "run_compare", fails)
+    with pytest.raises(SystemExit) as exit_:
+        agentenv_main(["compare", "a.jsonl", "b.jsonl"])
+    assert exit_.value.code == ("error: OSError: We couldn't connect to 'https://huggingface.co'. Check your internet "
+                                "connection. (rerun with --debug for the traceback)")

@@ -24,7 +24,7 @@ def _servers_hint(args: argparse.Namespace) -> str:
 
 def _trainer_command(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     """A trainer's mistakes and lost servers or endpoints as one ``error: ...`` line saying what to do."""
-    return one_line_errors(_servers_hint, lambda args: "rerun the same command to resume")(run)
+    return one_line_errors(_servers_hint, lambda args: "rerun the same command to resume", also=(FileNotFoundError,))(run)
 
 
 def _end_process_group() -> None:

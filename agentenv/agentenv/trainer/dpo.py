@@ -98,12 +98,27 @@ def read_pairs(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Iterat
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     for path in map(Path, paths):
-        if path.suffix == ".json":
-            yield from (PreferencePair.from_json(d) for d in json.loads(path.read_text()))
+        if not path.is_file():
+            raise FileNotFoundError(f"no such pairs file: {path}")
+        for number, record in enumerate(_records(path), 1):
+            try:
+                yield PreferencePair.from_json(record)
+            except (KeyError, TypeError, AttributeError):
+                raise ValueError(f"{path}: record {number} is not a preference pair: it needs chosen and rejected "
+                                 "lists of from/value turns") from None
+
+
+def _records(path: Path) -> Iterator[Any]:
+    """The JSON records of a pairs file: a JSON list (``.json``) or one record a line."""
+    lines = [path.read_text()] if path.suffix == ".json" else path.read_text().splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
             continue
-        for line in path.read_text().splitlines():
-            if line.strip():
-                yield PreferencePair.from_json(json.loads(line))
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: line {exc.lineno if path.suffix == '.json' else number} is not JSON ({exc.msg})") from None
+        yield from record if path.suffix == ".json" else [record]
 
 
 def write_pairs(path: str | os.PathLike, pairs: Iterable[PreferencePair]) -> int:
@@ -416,10 +431,10 @@ def train_dpo(cfg: DPOConfig) -> Path:
         raise ValueError("DPOConfig.pairs: give at least one pair file")
     if cfg.resume and is_done(out):  # --no-resume trains again
         return out
+    pairs = list(read_pairs(cfg.pairs))  # a mistake in the file stops the run before anything loads
     accelerator = make_accelerator(cfg)
     try:
         tokenizer = load_tokenizer(cfg)
-        pairs = list(read_pairs(cfg.pairs))
         examples, dropped = tokenize_pairs(pairs, tokenizer, cfg.max_length, cfg.preference_span)
         if dropped:
             accelerator.print(f"dropped {dropped}/{len(pairs)} pairs with no trained turn within max_length")
