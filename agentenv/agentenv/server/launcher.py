@@ -196,8 +196,9 @@ def _agentenv_server_at(host: str, port: int) -> str:
         body = httpx.get(f"http://{address}:{port}/health", timeout=2).json()
     except (httpx.HTTPError, ValueError):
         return ""
-    envs = body.get("envs", [body.get("env")]) if isinstance(body, dict) and body.get("status") == "ok" else []
-    return ", ".join(str(env) for env in envs if env)
+    if not (isinstance(body, dict) and body.get("status") == "ok" and isinstance(body.get("pid"), int)):
+        return ""  # another program (an agentenv server names its process)
+    return ", ".join(str(env) for env in body.get("envs", [body.get("env")]) if env)
 
 
 def _cannot_bind(host: str, port: int) -> str | None:
