@@ -3,10 +3,12 @@ running after the script that started them is interrupted or terminated."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 
 
 def interrupt_on_sigterm() -> None:
@@ -29,18 +31,41 @@ def signal_group(proc: subprocess.Popen, sig: int) -> None:
         pass
 
 
+@contextlib.contextmanager
+def _signals_held() -> Iterator[list[int]]:
+    """Within the block, SIGINT and SIGTERM (unless ignored) are recorded in the list it yields instead of
+    acting; the caller acts on them after.  Python's handlers run only in the main thread: elsewhere nothing
+    is held."""
+    held: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield held
+        return
+    sigs = [sig for sig in (signal.SIGINT, signal.SIGTERM) if signal.getsignal(sig) is not signal.SIG_IGN]
+    previous = {sig: signal.signal(sig, lambda signum, frame: held.append(signum)) for sig in sigs}
+    try:
+        yield held
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def run_process_group(cmd: Sequence[str], env: Mapping[str, str] | None = None, stop_timeout_s: float = 30.0) -> int:
     """Run ``cmd`` in a process group of its own and return its exit status.  If this process is interrupted
     while it runs, the whole group (torchrun's workers too) gets SIGTERM, then SIGKILL after
     ``stop_timeout_s``."""
-    proc = subprocess.Popen(list(cmd), env=None if env is None else dict(env), start_new_session=True)
+    proc = None
     try:
+        with _signals_held() as held:  # interrupted inside Popen, the group would start with no one to stop it
+            proc = subprocess.Popen(list(cmd), env=None if env is None else dict(env), start_new_session=True)
+        if held:
+            raise KeyboardInterrupt
         return proc.wait()
     except BaseException:
-        signal_group(proc, signal.SIGTERM)
-        try:
-            proc.wait(timeout=stop_timeout_s)
-        except subprocess.TimeoutExpired:
-            signal_group(proc, signal.SIGKILL)
-            proc.wait()
+        if proc is not None:
+            signal_group(proc, signal.SIGTERM)
+            try:
+                proc.wait(timeout=stop_timeout_s)
+            except subprocess.TimeoutExpired:
+                signal_group(proc, signal.SIGKILL)
+                proc.wait()
         raise

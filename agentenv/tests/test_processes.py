@@ -56,3 +56,34 @@ def test_a_terminated_parent_stops_its_child_group(tmp_path: Path, sig: int):
     while alive(grandchild) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not alive(grandchild)  # the grandchild went with the group, not left to run on its own
+
+
+def test_an_interrupt_while_popen_returns_still_stops_the_group(tmp_path: Path, monkeypatch):
+    """Ctrl-C landing after the child group started but before ``Popen`` returned (a loaded machine makes
+    that window long) stops the group too: it used to be left running, holding the caller's pipes."""
+    from agentenv import processes
+
+    pid_file, started, real_popen = tmp_path / "grandchild.pid", [], subprocess.Popen
+
+    def popen_then_interrupted(*args, **kwargs):
+        proc = real_popen(*args, **kwargs)
+        started.append(proc)
+        deadline = time.monotonic() + 30
+        while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)  # the interrupt acts here, inside "Popen"
+        return proc
+
+    monkeypatch.setattr(processes.subprocess, "Popen", popen_then_interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            processes.run_process_group(["bash", "-c", f"sleep 300 & echo $! > {pid_file}; wait"], stop_timeout_s=10)
+        grandchild = int(pid_file.read_text())
+        deadline = time.monotonic() + 10
+        while alive(grandchild) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(grandchild)
+    finally:
+        for proc in started:
+            processes.signal_group(proc, signal.SIGKILL)
