@@ -461,6 +461,10 @@ def test_a_server_down_or_a_split_mistyped_stops_evol_before_any_training(base_m
         main([*common, "--url", down])
     with pytest.raises(SystemExit, match=r"^error: maze: no split 'dev' \(it has: test, train, test_procedural\)$"):
         main([*common, "--local", "--eval-split", "dev"])
+    config = tmp_path / "evol.json"  # the envs named in a --config file, not on the command line
+    config.write_text(json.dumps({"envs": ["maze"], "urls": [down], "max_steps": 1}))
+    with pytest.raises(SystemExit, match=r"is its server up\? start it with `agentenv up lmrlgym`"):
+        main([*common[:8], "--config", str(config)])
     assert not (run / "iter_0" / "model").exists()
 
 

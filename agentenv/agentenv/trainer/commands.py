@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agentenv.controller.commands import one_line_errors, start_servers_hint
@@ -19,7 +20,13 @@ from agentenv.trainer.config_args import add_dataclass_args, dataclass_from_args
 
 def _servers_hint(args: argparse.Namespace) -> str:
     """What to do when an env's server does not answer; a trainer keeps what it finished."""
-    return f"{start_servers_hint(getattr(args, 'envs', []))}; then rerun the same command: finished work is kept"
+    envs = getattr(args, "envs", None)
+    if not envs and getattr(args, "config", None):  # the envs a --config file names
+        try:
+            envs = list(json.loads(Path(args.config).read_text()).get("envs", []))
+        except (OSError, ValueError, AttributeError, TypeError):
+            envs = []
+    return f"{start_servers_hint(envs or [])}; then rerun the same command: finished work is kept"
 
 
 def _trainer_command(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
