@@ -76,6 +76,8 @@ def test_an_interrupt_while_popen_returns_still_stops_the_group(tmp_path: Path, 
         return proc
 
     monkeypatch.setattr(processes.subprocess, "Popen", popen_then_interrupted)
+    # Ctrl-C's own handler: a suite started in the background of a shell inherits SIGINT ignored
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(KeyboardInterrupt):
             processes.run_process_group(["bash", "-c", f"sleep 300 & echo $! > {pid_file}; wait"], stop_timeout_s=10)
@@ -85,5 +87,6 @@ def test_an_interrupt_while_popen_returns_still_stops_the_group(tmp_path: Path, 
             time.sleep(0.05)
         assert not alive(grandchild)
     finally:
+        signal.signal(signal.SIGINT, previous)
         for proc in started:
             processes.signal_group(proc, signal.SIGKILL)
