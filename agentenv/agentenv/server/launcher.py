@@ -178,27 +178,30 @@ class ServerProcesses:
         self.stop()
 
 
+def _health_of(answer: httpx.Response) -> tuple[list[str], int] | None:
+    """``(envs, pid)`` of a ``/health`` answer from a healthy agentenv server (it names its process), else None."""
+    try:
+        body = answer.json() if answer.status_code == 200 else None
+    except ValueError:
+        return None
+    if not (isinstance(body, dict) and body.get("status") == "ok" and isinstance(body.get("pid"), int)):
+        return None
+    return body.get("envs", [body.get("env")]), body["pid"]
+
+
 def _serves(health: httpx.Response, envs: list[str], pid: int) -> bool:
     """Whether a ``/health`` answer is a healthy agentenv server for exactly ``envs``, run by process ``pid``."""
-    try:
-        body = health.json() if health.status_code == 200 else None
-    except ValueError:
-        return False
-    if not isinstance(body, dict) or body.get("status") != "ok":
-        return False
-    return body.get("envs", [body.get("env")]) == envs and body.get("pid") == pid
+    return _health_of(health) == (envs, pid)
 
 
 def _agentenv_server_at(host: str, port: int) -> str:
     """The envs an agentenv server listening at ``host:port`` serves (``babyai``, ``maze, wordle``), or ""."""
     address = f"[{host}]" if ":" in host else host
     try:
-        body = httpx.get(f"http://{address}:{port}/health", timeout=2).json()
-    except (httpx.HTTPError, ValueError):
+        health = _health_of(httpx.get(f"http://{address}:{port}/health", timeout=2))
+    except httpx.HTTPError:
         return ""
-    if not (isinstance(body, dict) and body.get("status") == "ok" and isinstance(body.get("pid"), int)):
-        return ""  # another program (an agentenv server names its process)
-    return ", ".join(str(env) for env in body.get("envs", [body.get("env")]) if env)
+    return ", ".join(str(env) for env in health[0] if env) if health else ""  # None: another program
 
 
 def _cannot_bind(host: str, port: int) -> str | None:
