@@ -100,15 +100,7 @@ def read_trajectories(path: str | os.PathLike, unscored_reward: float = 0.0) -> 
     A truncated last line (a run killed mid-write, even inside a multi-byte character) is skipped, so
     resuming never fails on it.
     """
-    path = Path(path)
-    if path.suffix == ".json":
-        with path.open(encoding="utf-8") as f:
-            records = json.load(f)
-        if not isinstance(records, list):
-            raise ValueError(f"{path} is not a trajectory file: it holds a JSON {type(records).__name__}, not a list")
-    else:
-        records = read_jsonl(path)
-    for number, d in enumerate(records, 1):
+    for number, d in enumerate(read_records(path, "trajectory"), 1):
         try:
             trajectory = Trajectory.from_json(d, unscored_reward)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
@@ -118,9 +110,27 @@ def read_trajectories(path: str | os.PathLike, unscored_reward: float = 0.0) -> 
         yield trajectory  # outside the try: an error thrown in at the yield is the reader's, not this record's
 
 
-def read_jsonl(path: str | os.PathLike) -> Iterator[Any]:
+def read_records(path: str | os.PathLike, kind: str, strict: bool = False) -> Iterator[Any]:
+    """The records of a ``.json`` file (one list) or of any other file as JSONL (:func:`read_jsonl`);
+    ``kind`` names the file in errors (``trajectory``, ``pairs``)."""
+    path = Path(path)
+    if path.suffix != ".json":
+        yield from read_jsonl(path, strict=strict)
+        return
+    with path.open(encoding="utf-8") as f:
+        try:
+            records = json.load(f)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: line {exc.lineno} is not JSON ({exc.msg})") from None
+    if not isinstance(records, list):
+        raise ValueError(f"{path} is not a {kind} file: it holds a JSON {type(records).__name__}, not a list")
+    yield from records
+
+
+def read_jsonl(path: str | os.PathLike, strict: bool = False) -> Iterator[Any]:
     """The objects of a JSONL file written line by line.  A line a kill cut short (even inside a multi-byte
-    character) is skipped with a warning; a resumed run leaves it where it was and appends after it."""
+    character) is skipped with a warning; a resumed run leaves it where it was and appends after it.
+    ``strict`` (a file written whole, never appended to): such a line is an error."""
     with Path(path).open("rb") as f:  # bytes: a line cut inside a UTF-8 character must not stop the reading
         for number, line in enumerate(f, 1):
             line = line.strip()
@@ -128,7 +138,10 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[Any]:
                 continue
             try:
                 yield json.loads(line)
-            except ValueError:  # JSONDecodeError or UnicodeDecodeError
+            except ValueError as exc:  # JSONDecodeError or UnicodeDecodeError
+                if strict:
+                    why = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+                    raise ValueError(f"{path}: line {number} is not JSON ({why})") from None
                 log.warning("%s: skipped line %d, which is not JSON (cut short by a kill?)", path, number)
 
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from agentenv.data.trajectory import Trajectory, Turn, read_jsonl, write_jsonl
+from agentenv.data.trajectory import Trajectory, Turn, read_jsonl, read_records, write_jsonl
 from agentenv.trainer.engine import (
     TrainConfig,
     fit,
@@ -100,25 +100,13 @@ def read_pairs(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Iterat
     for path in map(Path, paths):
         if not path.is_file():
             raise FileNotFoundError(f"no such pairs file: {path}")
-        for number, record in enumerate(_records(path), 1):
+        for number, record in enumerate(read_records(path, "pairs", strict=True), 1):  # written whole: strict
             try:
-                yield PreferencePair.from_json(record)
+                pair = PreferencePair.from_json(record)
             except (KeyError, TypeError, AttributeError):
                 raise ValueError(f"{path}: record {number} is not a preference pair: it needs chosen and rejected "
                                  "lists of from/value turns") from None
-
-
-def _records(path: Path) -> Iterator[Any]:
-    """The JSON records of a pairs file: a JSON list (``.json``) or one record a line."""
-    lines = [path.read_text()] if path.suffix == ".json" else path.read_text().splitlines()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: line {exc.lineno if path.suffix == '.json' else number} is not JSON ({exc.msg})") from None
-        yield from record if path.suffix == ".json" else [record]
+            yield pair
 
 
 def write_pairs(path: str | os.PathLike, pairs: Iterable[PreferencePair]) -> int:
