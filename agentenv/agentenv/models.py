@@ -26,16 +26,56 @@ def check_model_folder(name: str, *, hub_names: bool = False, label: str = "") -
     naming it as ``label`` where given).
 
     With ``hub_names``, a name that does not look like a path (``gpt2``, ``org/model``: no more than one
-    ``/``, not starting with ``/``, ``.`` or ``~``) is left to the Hub, for machines that reach one.
+    ``/``, not starting with ``/``, ``.`` or ``~``) may name a Hub model instead, if this machine's Hugging
+    Face cache holds it or the Hub says it exists.
     """
     path = Path(name).expanduser()
     if (path / "config.json").is_file():
         return
     path_like = name.startswith(("/", ".", "~")) or name.count("/") > 1
     if hub_names and not path.exists() and not path_like:
+        _check_hub_model(name, label or name)
         return
     what = "is not a Hugging Face model folder (no config.json)" if path.exists() else "does not exist"
     raise ValueError(f"{label or name}: {what}; give the folder of a saved model, e.g. runs/bc/model")
+
+
+def _check_hub_model(name: str, label: str) -> None:
+    """Refuse a Hub name that is neither in the local cache nor on a Hub that answers.
+
+    Without this, transformers spends about a minute in retries on a machine that cannot reach the Hub
+    before it fails; one short request tells a mistyped name and a missing network apart.
+    """
+    from huggingface_hub import constants, model_info, try_to_load_from_cache
+    from huggingface_hub.errors import (
+        GatedRepoError,
+        HfHubHTTPError,
+        HFValidationError,
+        RepositoryNotFoundError,
+    )
+
+    try:
+        if isinstance(try_to_load_from_cache(name, "config.json"), str):
+            return
+    except HFValidationError as exc:
+        raise ValueError(f"{label}: not a folder here nor a Hub model name ({exc}); give the folder of a saved "
+                         "model, e.g. runs/bc/model") from None
+    fix = "give the folder of a saved model, e.g. runs/bc/model"
+    if constants.HF_HUB_OFFLINE:
+        raise ValueError(f"{label}: not a folder here, and HF_HUB_OFFLINE is set with no copy of it in the "
+                         f"Hugging Face cache; {fix}")
+    try:
+        model_info(name, timeout=10)
+    except GatedRepoError:
+        return  # it exists; loading it needs the user's token, as transformers will say
+    except RepositoryNotFoundError:
+        raise ValueError(f"{label}: not a folder here nor a model on the Hugging Face Hub; {fix}") from None
+    except HfHubHTTPError:
+        return  # the Hub answered otherwise (busy, rate limit): leave the verdict to loading
+    except Exception as exc:  # no network: requests' or httpx's error, depending on huggingface_hub's version
+        raise ValueError(f"{label}: not a folder here nor in the Hugging Face cache, and the Hub cannot be reached "
+                         f"({type(exc).__name__}: {exc}); {fix}, or download it first where the Hub is "
+                         "reachable") from None
 
 
 def smollm2_gguf_folder() -> Path:

@@ -58,6 +58,13 @@ def test_files_of_other_tasks_are_one_line_that_says_what_each_holds(tmp_path):
         main(["compare", str(maze), str(one)])
 
 
+def test_a_file_compared_with_itself_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    run = episodes(tmp_path / "run.jsonl", {"maze_1": True, "maze_2": False})
+    with pytest.raises(SystemExit, match=r"^error: run.jsonl is compared with itself: give two agents' episode files$"):
+        main(["compare", "run.jsonl", str(run)])
+
+
 def test_files_named_by_absolute_and_relative_paths_get_short_labels(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bc").mkdir()

@@ -274,6 +274,33 @@ def test_a_mistyped_model_is_one_line_and_writes_nothing(tmp_path, command, mode
     assert not out.exists()  # a rerun with the path put right starts afresh
 
 
+def test_a_hub_name_is_checked_at_once_against_the_cache_and_the_hub(tmp_path, monkeypatch):
+    """A name that is no folder here must be in the Hugging Face cache or on the Hub: a typo is one line in
+    seconds, where transformers would retry for about a minute on a machine without the Hub."""
+    from huggingface_hub import constants
+
+    from agentenv.cli import main
+    from agentenv.models import check_model_folder
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    out = tmp_path / "run"
+    command = ["train", "bc", "--data", "x.jsonl", "--output-dir", str(out), "--model"]
+    # on this machine the Hub is out of reach; on one that reaches it, the name is not there: one line either way
+    with pytest.raises(SystemExit, match=r"^error: --model agentenv-tests/no-such-model: not a folder here nor "):
+        main([*command, "agentenv-tests/no-such-model"])
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(SystemExit, match="HF_HUB_OFFLINE is set with no copy of it in the Hugging Face cache"):
+        main([*command, "agentenv-tests/no-such-model"])
+    assert not out.exists()
+
+    repo = tmp_path / "hub" / "models--agentenv-tests--cached"  # the cache's own layout
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text("abc123")
+    (repo / "snapshots" / "abc123").mkdir(parents=True)
+    (repo / "snapshots" / "abc123" / "config.json").write_text("{}")
+    check_model_folder("agentenv-tests/cached", hub_names=True)  # found offline, without a word
+
+
 class OtherProcess:
     """What save_final sees on a process other than the main one under ZeRO-3: DeepSpeed gathers the
     weights onto the main process only and gives the others None."""

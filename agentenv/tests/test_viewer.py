@@ -76,6 +76,16 @@ def test_view_refuses_a_missing_file_in_one_line(tmp_path):
     assert out.returncode == 1 and out.stderr.strip() == f"error: no such results file: {tmp_path / 'none.jsonl'}"
 
 
+def test_view_refuses_an_empty_file_or_one_given_twice(results, tmp_path):
+    from agentenv.viewer.app import load_runs
+
+    (tmp_path / "empty.jsonl").write_text("")
+    with pytest.raises(ValueError, match=r"empty.jsonl holds no episode: give a file that `agentenv eval` or"):
+        load_runs([results[0], tmp_path / "empty.jsonl"])
+    with pytest.raises(ValueError, match=r"expert.jsonl is given twice"):
+        load_runs([results[0], results[1], results[0]])
+
+
 def chromium() -> str:
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     if not path:

@@ -75,6 +75,8 @@ def compare(pairs: list[tuple[Path, Path]]) -> list[dict[str, object]]:
     """One row per pair of files and env in them (and ``all`` where a pair holds several envs)."""
     rows = []
     for base_file, other_file in pairs:
+        if Path(base_file).resolve() == Path(other_file).resolve():
+            raise ValueError(f"{base_file} is compared with itself: give two agents' episode files")
         base, other = successes(base_file), successes(other_file)
         envs = sorted({env_of(t) for t in base.keys() & other.keys()})
         for env in envs + (["all"] if len(envs) > 1 else []):

@@ -52,11 +52,16 @@ def load_runs(paths: list[str | os.PathLike]) -> list[Run]:
     for p in paths:
         if not p.is_file():
             raise FileNotFoundError(f"no such results file: {p}")
+        if [q.resolve() for q in paths].count(p.resolve()) > 1:
+            raise ValueError(f"{p} is given twice: give each results file once")
     stems = [p.stem for p in paths]
     runs = []
     for p, stem in zip(paths, stems, strict=True):
         label = f"{p.parent.name}/{stem}" if stems.count(stem) > 1 else stem
-        runs.append(Run(label, p, {episode_key(t): t for t in read_trajectories(p)}))
+        episodes = {episode_key(t): t for t in read_trajectories(p)}
+        if not episodes:
+            raise ValueError(f"{p} holds no episode: give a file that `agentenv eval` or `collect` wrote with --out")
+        runs.append(Run(label, p, episodes))
     return runs
 
 
