@@ -110,18 +110,16 @@ def markdown(rows: list[BenchRow], title: str) -> str:
 
 
 def print_table(rows: list[BenchRow], title: str) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from agentenv.controller.report import table_console
 
     table = Table(title=title)
     for i, name in enumerate(COLUMNS):
         table.add_column(name, justify="left" if i == 0 else "right")
     for r in rows:
         table.add_row(*row_cells(r), style="bold" if r.env == AVERAGE else None, end_section=r is rows[-2])
-    console = Console()
-    if not console.is_terminal:  # a pipe or a log: no 80-column wrapping
-        console.width = 160
-    console.print(table)
+    table_console().print(table)
 
 
 # --- the command ------------------------------------------------------------------------------------

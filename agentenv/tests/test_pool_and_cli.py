@@ -211,3 +211,14 @@ def test_a_failure_no_command_foresaw_is_still_one_line(tmp_path, monkeypatch):
         agentenv_main(["compare", "a.jsonl", "b.jsonl"])
     assert exit_.value.code == ("error: OSError: We couldn't connect to 'https://huggingface.co'. Check your internet "
                                 "connection. (rerun with --debug for the traceback)")
+
+
+def test_list_prints_a_row_per_env_unwrapped_into_a_pipe(capsys):
+    from agentenv.cli import main
+    from agentenv.registry import env_class, installed_envs
+
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    for env in installed_envs():  # the whole row on one line, not wrapped to 80 columns cell by cell
+        splits = ", ".join(f"{name} {len(tasks)}" for name, tasks in env_class(env).splits.items())
+        assert any(f"│ {env} " in line and splits in line for line in lines), env

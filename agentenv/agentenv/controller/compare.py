@@ -18,9 +18,9 @@ import os
 import statistics
 from pathlib import Path
 
-from rich.console import Console
 from rich.table import Table
 
+from agentenv.controller.report import table_console
 from agentenv.data.trajectory import read_jsonl
 
 
@@ -108,7 +108,4 @@ def print_table(rows: list[dict[str, object]]) -> None:
         table.add_row(label[Path(row["other_file"])], label[Path(row["base_file"])], row["env"], str(row["tasks"]),
                       f"{row['base']:.1%}", f"{row['other']:.1%}", str(row["only_base"]), str(row["only_other"]),
                       f"{row['difference']:+.1%}", f"{row['low']:+.1%} .. {row['high']:+.1%}")
-    console = Console()
-    if not console.is_terminal:  # a pipe or a log: no 80-column wrapping
-        console.width = 200
-    console.print(table)
+    table_console().print(table)

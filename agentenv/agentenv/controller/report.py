@@ -84,9 +84,7 @@ class EvalReport:
 
     def print(self, title: str | None = None, file=None) -> None:
         """Print the table with rich (to ``file``, default stdout), and the error count if any."""
-        from rich.console import Console
-
-        console = Console(file=file)
+        console = table_console(file)
         console.print(self.rich_table(title))
         if self.errors:
             console.print(f"{self.errors} episode(s) ended on an environment error and were not recorded; rerun to retry.")
@@ -101,6 +99,17 @@ class EvalReport:
 
     def __str__(self) -> str:
         return self.markdown()
+
+
+def table_console(file=None):
+    """A rich console for printing a table to ``file`` (default stdout): 160 columns where that is a pipe or
+    a log, not rich's 80, so a results table is not wrapped cell by cell."""
+    from rich.console import Console
+
+    console = Console(file=file)
+    if not console.is_terminal:
+        console.width = 160
+    return console
 
 
 def normalised(score: float, reward_range: tuple[float, float] | list[float]) -> float:

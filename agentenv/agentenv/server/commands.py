@@ -60,9 +60,9 @@ def _server_settings(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.table import Table
 
+    from agentenv.controller.report import table_console
     from agentenv.registry import env_class, installed_envs
 
     table = Table(title="installed environments")
@@ -72,7 +72,7 @@ def _list(args: argparse.Namespace) -> int:
         cls = env_class(env)
         splits = ", ".join(f"{name} {len(tasks)}" for name, tasks in cls.splits.items())
         table.add_row(env, cls.server or env, str(cls.port or "-"), splits, str(cls.max_rounds), cls.__module__.split(".")[0])
-    Console().print(table)
+    table_console().print(table)
     return 0
 
 
