@@ -55,6 +55,9 @@ def held_port():
         (["collect", "--env", "nosuchenv", "--local", "--out", "x.jsonl"], "no installed environment 'nosuchenv'"),
         (["eval", "--agent", "hf:runs/typo/model", "--env", "maze", "--local", "--out", "x.jsonl"],
          "hf:runs/typo/model: does not exist; give the folder of a saved model"),
+        # a Hub name neither cached here nor on a Hub that answers (no network here, or no such model)
+        (["eval", "--agent", "hf:agentenv-tests/no-such-model", "--env", "maze", "--local", "--out", "x.jsonl"],
+         "hf:agentenv-tests/no-such-model: not a folder here nor "),
         (["eval", "--agent", "robot", "--env", "maze", "--local", "--out", "x.jsonl"], "unknown agent spec 'robot'"),
         # refused before bench starts every env's server
         (["bench", "--agent", "hf:runs/typo/model"], "hf:runs/typo/model: does not exist; give the folder of a saved model"),

@@ -126,7 +126,7 @@ def print_table(rows: list[BenchRow], title: str) -> None:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="run the benchmark suite on every env: one table with 95%% intervals (resumable)",
                        formatter_class=HelpWithDefaults)
-    p.add_argument("--agent", required=True, help="expert | openai:MODEL@URL | hf:PATH (a model folder)")
+    p.add_argument("--agent", required=True, help="expert | openai:MODEL@URL | hf:PATH (a model folder, or a Hugging Face Hub name)")
     p.add_argument("--suite", default=DEFAULT_SUITE, help="a shipped suite name, or a suite .json file")
     p.add_argument("--env", action=ListOption, default=[], metavar="ENV",
                    help="environments (default: every installed one)")

@@ -33,7 +33,7 @@ _positive_int = whole_number(1)
 def add_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="evaluate an agent on environments (resumable)",
                        formatter_class=HelpWithDefaults)
-    p.add_argument("--agent", required=True, help="expert | openai:MODEL@URL | hf:PATH (a model folder)")
+    p.add_argument("--agent", required=True, help="expert | openai:MODEL@URL | hf:PATH (a model folder, or a Hugging Face Hub name)")
     _add_task_options(p, default_split="test")
     p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: each env's own)")
     p.add_argument("--temperature", type=temperature, default=0.0, help="sampling temperature of the agent (0: greedy)")
