@@ -73,9 +73,10 @@ def _check_hub_model(name: str, label: str) -> None:
     except HfHubHTTPError:
         return  # the Hub answered otherwise (busy, rate limit): leave the verdict to loading
     except Exception as exc:  # no network: requests' or httpx's error, depending on huggingface_hub's version
+        why = f"{type(exc).__name__}: {exc}"  # requests' errors run to 500 characters
+        why = why if len(why) <= 160 else why[:157] + "..."
         raise ValueError(f"{label}: not a folder here nor in the Hugging Face cache, and the Hub cannot be reached "
-                         f"({type(exc).__name__}: {exc}); {fix}, or download it first where the Hub is "
-                         "reachable") from None
+                         f"({why}); {fix}, or download it first where the Hub is reachable") from None
 
 
 def smollm2_gguf_folder() -> Path:
