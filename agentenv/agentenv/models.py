@@ -69,7 +69,8 @@ def _check_hub_model(name: str, label: str) -> None:
     except GatedRepoError:
         return  # it exists; loading it needs the user's token, as transformers will say
     except RepositoryNotFoundError:
-        raise ValueError(f"{label}: not a folder here nor a model on the Hugging Face Hub; {fix}") from None
+        raise ValueError(f"{label}: not a folder here nor a model on the Hugging Face Hub (a private one "
+                         f"needs `hf auth login` first); {fix}") from None
     except HfHubHTTPError:
         return  # the Hub answered otherwise (busy, rate limit): leave the verdict to loading
     except Exception as exc:  # no network: requests' or httpx's error, depending on huggingface_hub's version
