@@ -127,7 +127,7 @@ def test_a_server_that_takes_the_port_after_the_check_is_not_taken_for_ours(monk
     # an lmrlgym server of another process, which took the port between the launcher's check and its bind
     with running_server([MazeEnv, WordleEnv]) as url:
         port = int(url.rsplit(":", 1)[1])
-        monkeypatch.setattr(launcher, "_cannot_bind", lambda host, port: None)
+        monkeypatch.setattr(launcher, "_cannot_bind", lambda host, port, name: None)
         servers = ServerProcesses(["lmrlgym"], ports={"lmrlgym": port}, startup_timeout_s=60)
         with pytest.raises(RuntimeError, match=f"exited .*port {port} already in use"):
             servers.start()

@@ -119,8 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a failure no command turned into its own one line: still one line
-        message = " ".join(str(exc).split())  # a library's message may run over several lines
-        raise SystemExit(f"error: {type(exc).__name__}: {message} (rerun with --debug for the traceback)") from None
+        from agentenv.controller.commands import one_line
+
+        raise SystemExit(f"error: {type(exc).__name__}: {one_line(exc)} (rerun with --debug for the traceback)") from None
 
 
 if __name__ == "__main__":

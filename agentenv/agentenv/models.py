@@ -8,6 +8,7 @@ safetensors folder (fp32 weights, ChatML template) that everything else loads wi
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import shutil
@@ -40,6 +41,7 @@ def check_model_folder(name: str, *, hub_names: bool = False, label: str = "") -
     raise ValueError(f"{label or name}: {what}; give the folder of a saved model, e.g. runs/bc/model")
 
 
+@functools.cache  # a name found once is not asked for again (commands check an agent spec twice)
 def _check_hub_model(name: str, label: str) -> None:
     """Refuse a Hub name that is neither in the local cache nor on a Hub that answers.
 

@@ -461,11 +461,27 @@ def test_a_server_down_or_a_split_mistyped_stops_evol_before_any_training(base_m
         main([*common, "--url", down])
     with pytest.raises(SystemExit, match=r"^error: maze: no split 'dev' \(it has: test, train, test_procedural\)$"):
         main([*common, "--local", "--eval-split", "dev"])
+    with pytest.raises(SystemExit, match=r"^error: maze: no split 'dev' \(it has: test, train, test_procedural\)$"):
+        main([*common, "--local", "--explore-split", "dev"])
     config = tmp_path / "evol.json"  # the envs named in a --config file, not on the command line
     config.write_text(json.dumps({"envs": ["maze"], "urls": [down], "max_steps": 1}))
     with pytest.raises(SystemExit, match=r"is its server up\? start it with `agentenv up lmrlgym`"):
         main([*common[:8], "--config", str(config)])
     assert not (run / "iter_0" / "model").exists()
+
+
+def test_a_run_that_never_explores_does_not_need_the_explore_split():
+    pytest.importorskip("agentenv_lmrlgym", reason="plays Maze (agentenv-lmrlgym)")
+    from agentenv_lmrlgym import MazeEnv
+
+    from agentenv.controller.sources import LocalEnv
+    from agentenv.trainer.rollouts import check_sources
+
+    cfg = AgentEvolConfig(model="m", data=["d.jsonl"], output_dir="o", envs=["maze"], explore_split="dev", iterations=0)
+    with LocalEnv(MazeEnv) as maze:
+        check_sources(cfg, {"maze": maze}, explores=False)  # BC and its evaluation only: no error
+        with pytest.raises(ValueError, match="no split 'dev'"):
+            check_sources(cfg, {"maze": maze})
 
 
 def test_cli_flags_build_the_configs(tmp_path):

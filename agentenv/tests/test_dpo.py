@@ -86,7 +86,9 @@ def test_a_pairs_file_mistake_is_one_line_naming_the_file_and_record(base_model,
     (tmp_path / "half.jsonl").write_text('{"chosen": []}\n')
     (tmp_path / "broken.jsonl").write_text('{"chosen": [], "rejected": []}\n{oops\n')
     (tmp_path / "list.json").write_text('[{"x": 1}]')
-    expected = {"half.jsonl": "record 1 is not a preference pair: it needs chosen and rejected lists",
+    (tmp_path / "latin1.json").write_bytes('[{"chosen": "caf\u00e9"}]'.encode("latin-1"))
+    expected = {"latin1.json": "not UTF-8 text \\(byte 16\\); a pairs file is JSON",
+                "half.jsonl": "record 1 is not a preference pair: it needs chosen and rejected lists",
                 "broken.jsonl": "line 2 is not JSON", "list.json": "record 1 is not a preference pair",
                 "missing.jsonl": "no such pairs file"}
     for name, message in expected.items():

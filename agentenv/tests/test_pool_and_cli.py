@@ -213,6 +213,18 @@ def test_a_failure_no_command_foresaw_is_still_one_line(tmp_path, monkeypatch):
                                 "connection. (rerun with --debug for the traceback)")
 
 
+def test_a_commands_own_errors_are_one_line_and_debug_shows_the_exception():
+    @commands.one_line_errors()
+    def trains(args):
+        raise ValueError("Couldn't instantiate the backend tokenizer from one of:\n(1) a file,\n(2) a slow one")
+
+    with pytest.raises(SystemExit) as exit_:
+        trains(argparse.Namespace(debug=False))
+    assert exit_.value.code == "error: Couldn't instantiate the backend tokenizer from one of: (1) a file, (2) a slow one"
+    with pytest.raises(ValueError, match="backend tokenizer"):  # agentenv --debug: the traceback, not a line
+        trains(argparse.Namespace(debug=True))
+
+
 def test_list_prints_a_row_per_env_unwrapped_into_a_pipe(capsys):
     from agentenv.cli import main
     from agentenv.registry import env_class, installed_envs

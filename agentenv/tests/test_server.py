@@ -548,8 +548,12 @@ def test_starting_a_server_on_a_port_another_server_holds_fails():
 
     with running_server(CounterEnv) as url:  # answers /health as a counter server would
         port = int(url.rsplit(":", 1)[1])
-        with pytest.raises(RuntimeError, match=f"port {port} on 127.0.0.1 already serves counter \\(an agentenv server\\)"):
+        with pytest.raises(RuntimeError, match=f"port {port} on 127.0.0.1 already serves counter \\(an agentenv "
+                                               "server\\): use it as it is, stop it, or give --port"):
             ServerProcesses(["counter"], ports={"counter": port}, startup_timeout_s=30).start()
+        with pytest.raises(RuntimeError, match=f"port {port} on 127.0.0.1 already serves counter \\(an agentenv "
+                                               "server\\): stop it, or give --port"):  # not the env asked for
+            ServerProcesses(["guess"], ports={"guess": port}, startup_timeout_s=30).start()
     with socket.create_server(("127.0.0.1", 0)) as other:  # something else holds the port
         port = other.getsockname()[1]
         with pytest.raises(RuntimeError, match=f"port {port} on 127.0.0.1 is already in use: stop what listens"):

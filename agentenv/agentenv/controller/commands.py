@@ -90,6 +90,11 @@ def _jsonl_path(text: str) -> str:
     return text
 
 
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (a library's may run over several)."""
+    return " ".join(str(exc).split())
+
+
 def one_line_errors(
     servers_hint: Callable[[argparse.Namespace], str] | None = None,
     resume_hint: Callable[[argparse.Namespace], str] | None = None,
@@ -106,16 +111,19 @@ def one_line_errors(
             from agentenv.controller.openai_agent import AgentError
             from agentenv.registry import UnknownEnv
 
+            if getattr(args, "debug", False):  # agentenv --debug: the traceback itself
+                return run(args)
             try:
                 return run(args)
             except Unauthorized as exc:
-                raise SystemExit(f"error: {exc} (set AGENTENV_TOKEN to the servers' token)") from None
+                raise SystemExit(f"error: {one_line(exc)} (set AGENTENV_TOKEN to the servers' token)") from None
             except ServerUnreachable as exc:
-                raise SystemExit(f"error: {exc}; {(servers_hint or _servers_hint)(args)}") from None
+                raise SystemExit(f"error: {one_line(exc)}; {(servers_hint or _servers_hint)(args)}") from None
             except AgentError as exc:
-                raise SystemExit(f"error: the model endpoint failed: {exc}; {(resume_hint or _resume_hint)(args)}") from None
+                raise SystemExit(f"error: the model endpoint failed: {one_line(exc)}; "
+                                 f"{(resume_hint or _resume_hint)(args)}") from None
             except (UnknownEnv, ValueError, EnvError, *also) as exc:
-                raise SystemExit(f"error: {exc}") from None
+                raise SystemExit(f"error: {one_line(exc)}") from None
 
         return wrapped
 

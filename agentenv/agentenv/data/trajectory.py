@@ -122,6 +122,8 @@ def read_records(path: str | os.PathLike, kind: str, strict: bool = False) -> It
             records = json.load(f)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}: line {exc.lineno} is not JSON ({exc.msg})") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}); a {kind} file is JSON") from None
     if not isinstance(records, list):
         raise ValueError(f"{path} is not a {kind} file: it holds a JSON {type(records).__name__}, not a list")
     yield from records

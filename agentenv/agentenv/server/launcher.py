@@ -18,7 +18,7 @@ import httpx
 
 from agentenv.processes import signal_group
 from agentenv.protocol import TOKEN_ENV_VAR
-from agentenv.registry import default_port, env_class, server_members
+from agentenv.registry import UnknownEnv, default_port, env_class, server_members
 
 from .app import create_app
 
@@ -58,7 +58,7 @@ def serve(
 
     envs = [env_class(env) for env in server_members(name)]
     port = port or default_port(name)
-    if problem := _cannot_bind(host, port):
+    if problem := _cannot_bind(host, port, name):
         raise SystemExit(f"error: {problem}")
     if workers > 1:
         from .workers import serve_workers
@@ -120,7 +120,7 @@ class ServerProcesses:
     def start(self) -> dict[str, str]:
         # another server on the port would answer our health checks while our own one fails to bind
         for name, port in self.ports.items():
-            if problem := _cannot_bind(self.host, port):
+            if problem := _cannot_bind(self.host, port, name):
                 raise RuntimeError(f"cannot start server {name!r}: {problem}")
         try:
             for name in self.names:
@@ -194,19 +194,19 @@ def _serves(health: httpx.Response, envs: list[str], pid: int) -> bool:
     return _health_of(health) == (envs, pid)
 
 
-def _agentenv_server_at(host: str, port: int) -> str:
-    """The envs an agentenv server listening at ``host:port`` serves (``babyai``, ``maze, wordle``), or ""."""
+def _agentenv_server_at(host: str, port: int) -> list[str]:
+    """The envs an agentenv server listening at ``host:port`` serves (``["maze", "wordle"]``), or []."""
     address = f"[{host}]" if ":" in host else host
     try:
         health = _health_of(httpx.get(f"http://{address}:{port}/health", timeout=2))
     except httpx.HTTPError:
-        return ""
-    return ", ".join(str(env) for env in health[0] if env) if health else ""  # None: another program
+        return []
+    return [str(env) for env in health[0] if env] if health else []  # None: another program
 
 
-def _cannot_bind(host: str, port: int) -> str | None:
-    """Why binding ``host:port`` as uvicorn does (with ``SO_REUSEADDR``) would fail, saying what to do; None
-    when it would not."""
+def _cannot_bind(host: str, port: int, name: str) -> str | None:
+    """Why binding ``host:port`` as uvicorn does (with ``SO_REUSEADDR``) would fail for server ``name`` (an env
+    or a group), saying what to do; None when it would not."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
         socket.create_server((host, port), family=family).close()
@@ -216,7 +216,12 @@ def _cannot_bind(host: str, port: int) -> str | None:
         if exc.errno == errno.EADDRINUSE:
             served = _agentenv_server_at(host, port)
             if served:
-                return (f"port {port} on {host} already serves {served} (an agentenv server): use it as it is, "
+                try:
+                    wanted = server_members(name)
+                except UnknownEnv:  # not installed here: starting it will say so
+                    wanted = [name]
+                reuse = "use it as it is, " if set(wanted) <= set(served) else ""
+                return (f"port {port} on {host} already serves {', '.join(served)} (an agentenv server): {reuse}"
                         "stop it, or give --port")
             return f"port {port} on {host} is already in use: stop what listens there, or give --port"
         if exc.errno == errno.EADDRNOTAVAIL:

@@ -99,12 +99,14 @@ def open_sources(cfg: EnvSettings, given: Mapping[str, EnvSource] | None = None)
     return {env: sources[env] for env in cfg.envs}
 
 
-def check_sources(cfg: RolloutSettings, sources: Mapping[str, EnvSource]) -> None:
-    """Every env answers and has the splits the run explores and evaluates on, checked before the first
-    training stage: a server that is down or a mistyped split stops the run now, not hours later."""
+def check_sources(cfg: RolloutSettings, sources: Mapping[str, EnvSource], explores: bool = True) -> None:
+    """Every env answers and has the splits the run evaluates on (and explores, where it ``explores``),
+    checked before the first training stage: a server that is down or a mistyped split stops the run now,
+    not hours later."""
     for source in sources.values():
         source.info()
-        task_indices(source, cfg.explore_split, cfg.explore_tasks)
+        if explores:
+            task_indices(source, cfg.explore_split, cfg.explore_tasks)
         task_indices(source, cfg.eval_split, cfg.eval_tasks)
 
 

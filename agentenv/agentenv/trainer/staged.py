@@ -93,7 +93,7 @@ class StagedRun(ABC):
         self.envs = open_sources(cfg, self.given)
         try:
             if not IterationDir(self.run_dir, cfg.iterations).done("evaluated"):  # a finished run needs no env
-                check_sources(cfg, self.envs)
+                check_sources(cfg, self.envs, explores=cfg.iterations > 0)
             results: dict[int, dict[str, Any]] = {}
             model = ""
             for m in range(cfg.iterations + 1):
