@@ -61,6 +61,8 @@ def parse_action(text: str) -> ToolCall:
         ) from None
     except RecursionError:
         raise ActionFormatError(f"The Action Input of {tool} is nested too deeply.") from None
+    except ValueError:  # JSON Python will not read, such as an integer of more than 4,300 digits
+        raise ActionFormatError(f"The Action Input of {tool} holds a number too long to read.") from None
     if not isinstance(value, dict):
         raise ActionFormatError(
             f"The Action Input of {tool} must be a JSON object of named arguments, not {type(value).__name__} "

@@ -77,7 +77,11 @@ def _number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value) if math.isfinite(value) else None
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond any float
+            return None
+        return number if math.isfinite(number) else None
     if isinstance(value, str):
         try:
             number = float(value.strip().replace(",", ""))

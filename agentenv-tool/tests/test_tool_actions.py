@@ -35,6 +35,7 @@ def test_a_tool_without_arguments_may_be_named_alone():
     ("finish with Action Input: {'answer': 3}", "not valid JSON"),
     ("finish with Action Input: [1, 2]", "must be a JSON object"),
     ("finish with Action Input: __import__('os').system('touch /tmp/pwned')", "not valid JSON"),
+    ('finish with Action Input: {"answer": ' + "1" * 5000 + "}", "a number too long to read"),
 ])
 def test_malformed_actions_are_refused_with_the_expected_form(text, says):
     with pytest.raises(ActionFormatError, match=says):

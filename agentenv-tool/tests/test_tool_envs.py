@@ -97,6 +97,14 @@ def test_malformed_actions_unknown_tools_and_schema_violations_are_observations(
     assert "get_movie_cast" in env.step("check_valid_actions with Action Input: {}").observation
 
 
+def test_numbers_beyond_a_float_are_wrong_answers_not_crashes():
+    env = WeatherEnv()
+    for answer in ("1" * 4000, "-" + "9" * 4000, "1e999", "Infinity", "NaN"):
+        env.reset(WeatherEnv.splits["test"][0])
+        result = env.step(f'finish with Action Input: {{"answer": {answer}}}')
+        assert result.done and result.score == 0, answer
+
+
 def test_an_input_that_tries_code_is_never_run(tmp_path):
     marker = tmp_path / "pwned"
     env = AcademiaEnv()

@@ -24,16 +24,16 @@ GRAMMAR = (
 )
 
 _FORMS: dict[str, tuple[re.Pattern[str], ...]] = {
-    "click": (re.compile(r"click\s*\[\s*(\d+)\s*\]", re.I),),
-    "hover": (re.compile(r"hover\s*\[\s*(\d+)\s*\]", re.I),),
+    "click": (re.compile(r"click\s*\[\s*(\d{1,9})\s*\]", re.I),),
+    "hover": (re.compile(r"hover\s*\[\s*(\d{1,9})\s*\]", re.I),),
     "type": (
-        re.compile(r"type\s*\[\s*(\d+)\s*\]\s*\[(.*)\]\s*\[\s*([01])\s*\]", re.I | re.S),
-        re.compile(r"type\s*\[\s*(\d+)\s*\]\s*\[(.*)\]", re.I | re.S),
+        re.compile(r"type\s*\[\s*(\d{1,9})\s*\]\s*\[(.*)\]\s*\[\s*([01])\s*\]", re.I | re.S),
+        re.compile(r"type\s*\[\s*(\d{1,9})\s*\]\s*\[(.*)\]", re.I | re.S),
     ),
     "press": (re.compile(r"press\s*\[(.+)\]", re.I),),
     "scroll": (re.compile(r"scroll\s*\[?\s*(up|down)\s*\]?", re.I),),
     "new_tab": (re.compile(r"new_tab(?:\s*\[\s*\])?", re.I),),
-    "tab_focus": (re.compile(r"tab_focus\s*\[\s*(\d+)\s*\]", re.I),),
+    "tab_focus": (re.compile(r"tab_focus\s*\[\s*(\d{1,9})\s*\]", re.I),),
     "close_tab": (re.compile(r"close_tab(?:\s*\[\s*\])?", re.I),),
     "goto": (re.compile(r"goto\s*\[(.+)\]", re.I | re.S),),
     "go_back": (re.compile(r"go_back(?:\s*\[\s*\])?", re.I),),

@@ -60,6 +60,8 @@ def test_each_action_of_the_grammar(text, action):
         ("select [3] [x]", "is not an action"),
         ("stopper", "is not an action"),
         ("%%% ;DROP TABLE x; }{", "is not an action"),
+        ("click [" + "1" * 5000 + "]", "malformed click action"),  # int() refuses over 4,300 digits
+        ("tab_focus [" + "1" * 5000 + "]", "malformed tab_focus"),
     ],
 )
 def test_what_is_no_action_says_why(text, why):
