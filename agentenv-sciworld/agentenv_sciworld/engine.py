@@ -46,13 +46,18 @@ class Engine:
         self.process: subprocess.Popen = proc
         #: the loopback port the JVM's gateway listens on (useless without the token)
         self.port: int = port
-        self._gateway = JavaGateway(
-            gateway_parameters=GatewayParameters(auto_field=True, port=port, auth_token=token), java_process=proc
-        )
-        self._sim = self._gateway.jvm.scienceworld.runtime.pythonapi.PythonInterface()
         self._closed = False
         self._close_lock = threading.Lock()
         self._tree_dir: str | None = None  # where the JVM writes the object tree, made on first use
+        self._gateway: JavaGateway | None = None
+        try:
+            self._gateway = JavaGateway(
+                gateway_parameters=GatewayParameters(auto_field=True, port=port, auth_token=token), java_process=proc
+            )
+            self._sim = self._gateway.jvm.scienceworld.runtime.pythonapi.PythonInterface()
+        except BaseException:  # the JVM runs: end it, or it lives on, counted by no session
+            self.close()
+            raise
 
     @property
     def pid(self) -> int:
@@ -145,8 +150,9 @@ class Engine:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout)
-        with contextlib.suppress(Exception):  # the JVM is gone: this only closes our sockets
-            self._gateway.close()
+        if self._gateway is not None:
+            with contextlib.suppress(Exception):  # the JVM is gone: this only closes our sockets
+                self._gateway.close()
         if self._tree_dir is not None:
             shutil.rmtree(self._tree_dir, ignore_errors=True)
 

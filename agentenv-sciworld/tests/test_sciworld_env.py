@@ -123,3 +123,16 @@ def test_close_ends_the_jvm():
     assert env.engine.process.poll() is not None
     assert set(java_children()) == before
     env.close()  # idempotent
+
+
+def test_a_jvm_whose_gateway_fails_to_connect_is_ended(monkeypatch):
+    from agentenv_sciworld import engine
+
+    def refuses(*args, **kwargs):
+        raise ConnectionRefusedError("the gateway did not answer")
+
+    before = set(java_children())
+    monkeypatch.setattr(engine, "JavaGateway", refuses)
+    with pytest.raises(ConnectionRefusedError):
+        engine.Engine()
+    assert set(java_children()) == before  # the JVM launched for it is gone
