@@ -31,6 +31,7 @@ def take_screenshots(folder: str | Path) -> list[Path]:
     try:
         urls, host = held.sites.urls, held.browser
         namespace = uuid.uuid4().hex
+        held.sites.reset(namespace)
         session = host.open_session(allowed={origin(u) for u in urls.values()}, headers={NAMESPACE_HEADER: namespace})
         try:
             for site, path in PAGES.items():

@@ -128,6 +128,24 @@ def test_site_state_is_reset_per_task_and_private_to_a_session(session, runtime)
     assert text not in comments(session, runtime, post)
 
 
+def test_requests_naming_made_up_namespaces_neither_make_them_nor_push_sessions_out(session, runtime):
+    import httpx
+
+    from agentenv_webarena.sites import NAMESPACE_HEADER
+    from agentenv_webarena.sites.store import MAX_NAMESPACES
+
+    session.reset(task_index("Reply to the post"))
+    forum = runtime.sites.urls["reddit"]
+    with httpx.Client(timeout=30) as http:  # any local process can reach the sites
+        assert http.get(forum).status_code == 200  # no namespace: the public one
+        for i in range(MAX_NAMESPACES + 5):
+            answer = http.get(forum, headers={NAMESPACE_HEADER: f"made-up-{i}"})
+            assert answer.status_code == 404, answer.text
+    assert "Page not found" not in session.observation()
+    session.step(f"```goto [{forum}]```")  # the session's own namespace is still there
+    assert "no namespace" not in session.observation() and "Forums" in session.observation()
+
+
 def test_logins_where_the_task_requires_them(session):
     session.reset(task_index("What is the status of order"))
     assert "Dashboard / Harbor Market Admin" in session.observation()

@@ -46,6 +46,8 @@ CREATE TABLE comments (id INTEGER PRIMARY KEY, post_id INTEGER, author TEXT, bod
 CREATE TABLE votes (post_id INTEGER, user TEXT, value INTEGER, PRIMARY KEY (post_id, user));
 """
 
+#: the namespace of requests that name none (someone browsing the sites)
+PUBLIC = "public"
 #: namespaces kept at most; the least recently used is dropped beyond it (a session's own is dropped when
 #: it closes, so this only bounds namespaces of sessions that died without closing)
 MAX_NAMESPACES = 512
@@ -101,9 +103,13 @@ class Store:
         self.logins: OrderedDict[str, tuple[str, str]] = OrderedDict()
 
     def db(self, namespace: str) -> sqlite3.Connection:
-        """The namespace's database, made from the seeded one on first use."""
+        """The namespace's database.  :data:`PUBLIC` (requests naming none) is made on first use; a session's
+        is made only by :meth:`reset`, which the token-checked control route calls, so that requests naming
+        made-up namespaces can neither pile them up nor push live sessions' out (``KeyError``)."""
         db = self.namespaces.get(namespace)
         if db is None:
+            if namespace != PUBLIC:
+                raise KeyError(namespace)
             return self.reset(namespace)
         self.namespaces.move_to_end(namespace)
         return db

@@ -17,7 +17,7 @@ from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from .control import CONTROL_HEADER, CONTROL_PREFIX, NAMESPACE_HEADER
-from .store import Store
+from .store import PUBLIC, Store
 
 BASE_STYLE = """
 body { font-family: sans-serif; margin: 0; color: #222; }
@@ -116,7 +116,11 @@ class Site:
         self.app.include_router(control_router(store, control_token))
 
     def db(self, request: Request) -> sqlite3.Connection:
-        return self.store.db(request.headers.get(NAMESPACE_HEADER, "public"))
+        namespace = request.headers.get(NAMESPACE_HEADER, PUBLIC)
+        try:
+            return self.store.db(namespace)
+        except KeyError:
+            raise HTTPException(404, f"no namespace {namespace[:40]!r}: a session's sites are reset first") from None
 
     def user(self, request: Request, cookie: str) -> str | None:
         return self.store.user_of(self.name, request.cookies.get(cookie))
