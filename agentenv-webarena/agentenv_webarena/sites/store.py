@@ -49,8 +49,10 @@ CREATE TABLE votes (post_id INTEGER, user TEXT, value INTEGER, PRIMARY KEY (post
 #: the namespace of requests that name none (someone browsing the sites)
 PUBLIC = "public"
 #: namespaces kept at most; the least recently used is dropped beyond it (a session's own is dropped when
-#: it closes, so this only bounds namespaces of sessions that died without closing)
-MAX_NAMESPACES = 512
+#: it closes, so this only bounds namespaces of sessions that died without closing).  Far above the
+#: sessions one server holds (each holds a browser context too), so a live session's is never dropped;
+#: one takes about 0.12 MB.
+MAX_NAMESPACES = 4096
 #: logins kept at most (the oldest are forgotten beyond it)
 MAX_LOGINS = 100_000
 
