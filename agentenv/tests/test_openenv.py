@@ -63,6 +63,24 @@ def test_openenv_client_gets_the_kits_errors_and_keeps_its_session():
         assert client.reset(seed=7).observation["data_idx"] == client.reset(seed=7).observation["data_idx"]
 
 
+def test_malformed_socket_messages_are_error_frames_and_the_session_goes_on():
+    import json
+
+    from fastapi.testclient import TestClient
+
+    from agentenv.server.app import create_app
+
+    with TestClient(create_app([env_class("maze")])) as http, http.websocket_connect("/maze/openenv/ws") as socket:
+        for raw, code in [("not json", "INVALID_JSON"), ("[1, 2]", "INVALID_JSON"), ("[" * 100_000, "INVALID_JSON"),
+                          ('{"type": "reset", "data": {"data_idx": ' + "1" * 5000 + "}}", "INVALID_JSON"),
+                          ('{"type": "dance"}', "UNKNOWN_TYPE"), ('{"type": "step", "data": [1]}', "VALIDATION_ERROR")]:
+            socket.send_text(raw)
+            answer = json.loads(socket.receive_text())
+            assert answer["type"] == "error" and answer["data"]["code"] == code, (raw[:30], answer)
+        socket.send_text(json.dumps({"type": "reset", "data": {"data_idx": 18}}))
+        assert json.loads(socket.receive_text())["data"]["observation"]["data_idx"] == 18
+
+
 def test_a_full_server_and_a_token_refuse_openenv_clients_as_they_refuse_others():
     with running_server(env_class("maze"), max_sessions=1) as url:
         with GenericEnvClient(base_url=f"{url}/maze/openenv").sync() as first:

@@ -271,7 +271,7 @@ async def serve(socket: WebSocket, episode: OpenEnvSession) -> None:
             message = json.loads(raw)
             if not isinstance(message, dict):
                 raise ValueError("a message is a JSON object")
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deeply for Python
             await socket.send_text(frame("error", {"message": f"Invalid JSON: {exc}", "code": "INVALID_JSON"}))
             continue
         kind, data = message.get("type"), message.get("data") or {}
