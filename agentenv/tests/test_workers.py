@@ -205,6 +205,13 @@ def test_the_token_is_checked_by_the_worker_that_answers():
             assert httpx.post(f"{url}/reset", json={"id": sid, "data_idx": 3}, headers=headers).status_code == 200
 
 
+def test_a_body_too_deep_or_too_long_for_pythons_json_is_a_422_from_the_workers_too():
+    with serving([TallyEnv]) as url:
+        for body in ["[" * 100_000, '{"id": ' + "1" * 5000 + ', "action": "x"}']:
+            answer = httpx.post(f"{url}/step", content=body, headers={"content-type": "application/json"})
+            assert answer.status_code == 422 and "malformed request" in answer.json()["error"], answer.text[:200]
+
+
 def test_agentenv_up_with_workers_serves_maze_and_wordle_on_one_port_and_stops_them_all():
     port = free_port()
     servers = ServerProcesses(["lmrlgym"], ports={"lmrlgym": port}, extra_args=["--workers", "2"])

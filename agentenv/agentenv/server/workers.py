@@ -133,7 +133,7 @@ class WorkerRouter:
         the JSON body, else from the query string; in the "env_idx" family ``env_idx`` wins."""
         fields: dict[str, Any] = {}
         if body:
-            with contextlib.suppress(ValueError):
+            with contextlib.suppress(ValueError, RecursionError):  # the route answers 422 for it
                 parsed = json.loads(body)
                 fields = parsed if isinstance(parsed, dict) else {}
         if not fields:
