@@ -157,6 +157,7 @@ def run_bench(args: argparse.Namespace) -> int:
     from agentenv.controller.agents import agent_from_spec, check_agent_spec
     from agentenv.controller.evaluator import EvalTask, evaluate
     from agentenv.controller.suites import load_suite, suite_tasks
+    from agentenv.data.trajectory import write_json, write_text_atomic
     from agentenv.registry import installed_envs
 
     check_agent_spec(args.agent)  # before the servers start: that takes a while
@@ -200,8 +201,8 @@ def run_bench(args: argparse.Namespace) -> int:
         "rows": [asdict(r) for r in rows], "tasks": per_env,
         "settings": json.loads(results.with_suffix(".meta.json").read_text()),
     }
-    (out / "bench.json").write_text(json.dumps(record, indent=1) + "\n")
-    (out / "bench.md").write_text(markdown(rows, title))
+    write_json(out / "bench.json", record)
+    write_text_atomic(out / "bench.md", markdown(rows, title))
     print(f"wrote {out / 'bench.json'} and bench.md; wall time {record['wall_s']:.0f} s")
     if report.errors:
         print(f"{report.errors} episode(s) failed on an environment error; rerun the same command to retry them",

@@ -225,6 +225,17 @@ def test_a_commands_own_errors_are_one_line_and_debug_shows_the_exception():
         trains(argparse.Namespace(debug=True))
 
 
+def test_the_resume_hint_counts_episodes_past_a_line_a_kill_cut_inside_a_character(tmp_path):
+    import json
+
+    out = tmp_path / "r.jsonl"
+    whole = json.dumps({"item_id": "maze_1", "meta": {"sample": 0}, "conversations": []}) + "\n"
+    cut = json.dumps({"item_id": "maze_2", "observation": "caf\u00e9"}, ensure_ascii=False).encode()[:-3]  # inside the é
+    out.write_bytes(whole.encode() * 2 + cut + b"\n" + whole.replace("maze_1", "maze_3").encode())
+    hint = commands._resume_hint(argparse.Namespace(out=str(out)))
+    assert hint == f"2 episodes are finished in {out}; rerun the same command to resume"
+
+
 def test_list_prints_a_row_per_env_unwrapped_into_a_pipe(capsys):
     from agentenv.cli import main
     from agentenv.registry import env_class, installed_envs

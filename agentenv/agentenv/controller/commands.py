@@ -150,9 +150,12 @@ def _servers_hint(args: argparse.Namespace) -> str:
 
 
 def _resume_hint(args: argparse.Namespace) -> str:
+    from agentenv.data.trajectory import read_jsonl
+
     out = Path(args.out)
-    finished = sum(1 for _ in out.open()) if out.exists() else 0
-    return f"{finished} episodes are finished in {out}; rerun the same command to resume"
+    records = read_jsonl(out) if out.exists() else []  # it skips a line a kill cut short
+    finished = {(r.get("item_id"), (r.get("meta") or {}).get("sample", 0)) for r in records if isinstance(r, dict)}
+    return f"{len(finished)} episodes are finished in {out}; rerun the same command to resume"
 
 
 @one_line_errors()
