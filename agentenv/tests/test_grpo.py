@@ -168,6 +168,23 @@ def test_the_parameters_change_and_the_run_is_recorded(run, mover):
     assert is_done(run["out"]) and (run["out"] / CURVE_FILE).exists()
 
 
+def test_a_checkpoint_a_kill_cut_short_is_not_resumed_from(tmp_path):
+    from agentenv.trainer.grpo import last_complete_checkpoint
+
+    for step, state in [(2, "{}"), (4, '{"global_step": 4}'), (6, None), (8, '{"global_st')]:
+        folder = tmp_path / f"checkpoint-{step}"
+        folder.mkdir()
+        (folder / "model.safetensors").write_bytes(b"weights")
+        if state is not None:
+            (folder / "trainer_state.json").write_text(state)
+    (tmp_path / "checkpoint-9-mine").mkdir()  # not TRL's: left alone
+    assert last_complete_checkpoint(tmp_path, delete_cut=False) == str(tmp_path / "checkpoint-4")
+    assert len(list(tmp_path.iterdir())) == 5
+    assert last_complete_checkpoint(tmp_path, delete_cut=True) == str(tmp_path / "checkpoint-4")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint-2", "checkpoint-4", "checkpoint-9-mine"]
+    assert last_complete_checkpoint(tmp_path / "none", delete_cut=True) is None
+
+
 def test_a_run_resumes_from_its_checkpoint_and_continues(run, mover, servers, tmp_path):
     killed = tmp_path / "killed"
     shutil.copytree(run["out"] / CHECKPOINTS / "checkpoint-1", killed / CHECKPOINTS / "checkpoint-1")

@@ -314,7 +314,6 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
     """Train with GRPO and save the model in ``cfg.output_dir``; returns that folder.  ``sources`` (env ->
     source) replaces the servers of ``cfg.envs`` / ``cfg.urls`` for those envs."""
     from datasets import Dataset
-    from transformers.trainer_utils import get_last_checkpoint
     from trl import GRPOTrainer
 
     from agentenv.trainer.engine import release
@@ -347,7 +346,7 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
         if trainer.accelerator.is_main_process:
             out.mkdir(parents=True, exist_ok=True)
             write_json(out / "train_config.json", cfg.to_json())
-        last = get_last_checkpoint(str(checkpoints)) if checkpoints.is_dir() else None
+        last = last_complete_checkpoint(checkpoints, delete_cut=trainer.accelerator.is_main_process)
         trainer.train(resume_from_checkpoint=last)
         trainer.save_model(str(out))  # the model and its tokenizer (chat template included), HF format
         if trainer.accelerator.is_main_process:
@@ -360,6 +359,24 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
     finally:
         close_sources(envs, sources)
     return out
+
+
+def last_complete_checkpoint(checkpoints: Path, delete_cut: bool) -> str | None:
+    """TRL's newest checkpoint that a kill did not cut short: its ``trainer_state.json``, which transformers
+    writes last (and not atomically), reads as JSON.  ``delete_cut`` (the main process): the cut ones go, or
+    a resumed run would save into them and rotate complete ones out before them."""
+    complete = []
+    for folder in checkpoints.glob("checkpoint-*") if checkpoints.is_dir() else []:
+        if not folder.name.removeprefix("checkpoint-").isdigit():
+            continue  # not one of TRL's
+        try:
+            json.loads((folder / "trainer_state.json").read_text())
+        except (OSError, ValueError):
+            if delete_cut:
+                shutil.rmtree(folder, ignore_errors=True)
+            continue
+        complete.append((int(folder.name.removeprefix("checkpoint-")), folder))
+    return str(max(complete)[1]) if complete else None
 
 
 def start_over(out: Path) -> None:
