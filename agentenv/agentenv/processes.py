@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 
 
@@ -49,14 +50,23 @@ def _signals_held() -> Iterator[list[int]]:
             signal.signal(sig, handler)
 
 
+#: set by :func:`run_process_group` for the group it starts: ``PID:START_TIME`` of the process that owns it
+GROUP_OWNER_VAR = "AGENTENV_GROUP_OWNER"
+
+
 def run_process_group(cmd: Sequence[str], env: Mapping[str, str] | None = None, stop_timeout_s: float = 30.0) -> int:
     """Run ``cmd`` in a process group of its own and return its exit status.  If this process is interrupted
     while it runs, the whole group (torchrun's workers too) gets SIGTERM, then SIGKILL after
-    ``stop_timeout_s``."""
+    ``stop_timeout_s``.  Killed outright (SIGKILL, the OOM killer), it can stop nothing: members that call
+    :func:`end_group_with_owner` (the trainers' entry point does) end the group themselves."""
+    import psutil
+
+    owner = f"{os.getpid()}:{psutil.Process().create_time()}"
+    child_env = dict(os.environ if env is None else env) | {GROUP_OWNER_VAR: owner}
     proc = None
     try:
         with _signals_held() as held:  # interrupted inside Popen, the group would start with no one to stop it
-            proc = subprocess.Popen(list(cmd), env=None if env is None else dict(env), start_new_session=True)
+            proc = subprocess.Popen(list(cmd), env=child_env, start_new_session=True)
         if held:
             raise KeyboardInterrupt
         return proc.wait()
@@ -69,3 +79,27 @@ def run_process_group(cmd: Sequence[str], env: Mapping[str, str] | None = None, 
                 signal_group(proc, signal.SIGKILL)
                 proc.wait()
         raise
+
+
+def end_group_with_owner(interval_s: float = 1.0) -> None:
+    """In a member of a group :func:`run_process_group` started: SIGTERM the whole group once the process that
+    started it is gone, so that a run killed outright leaves no trainer writing into its folders (its rerun
+    would start a second one there).  Does nothing outside such a group."""
+    owner = os.environ.get(GROUP_OWNER_VAR, "")
+    pid, _, started = owner.partition(":")
+    if not (pid.isdigit() and started):
+        return
+
+    def watch() -> None:
+        import psutil
+
+        while True:
+            try:
+                if str(psutil.Process(int(pid)).create_time()) != started:
+                    break  # the pid names another process now
+            except psutil.NoSuchProcess:
+                break
+            time.sleep(interval_s)
+        os.killpg(os.getpgrp(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="end-group-with-owner", daemon=True).start()

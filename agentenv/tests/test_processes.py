@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -90,3 +91,43 @@ def test_an_interrupt_while_popen_returns_still_stops_the_group(tmp_path: Path, 
         signal.signal(signal.SIGINT, previous)
         for proc in started:
             processes.signal_group(proc, signal.SIGKILL)
+
+
+# a parent killed outright while it runs a trainer-like child group: nothing of it can act, the group must
+PARENT_OF_A_WATCHING_GROUP = textwrap.dedent(
+    """
+    import sys
+    from agentenv.processes import run_process_group
+
+    child = "from agentenv.processes import end_group_with_owner; end_group_with_owner(0.1); import subprocess; " \\
+            f"subprocess.run(['bash', '-c', 'sleep 300 & echo $! > {sys.argv[1]}; wait'])"
+    run_process_group([sys.executable, "-c", child])
+    """
+)
+
+
+def test_a_parent_killed_outright_takes_a_group_that_watches_it_along(tmp_path: Path):
+    """SIGKILL leaves the parent no chance to stop its group (a trainer's torchrun would train on, and the
+    rerun start a second one in the same folder): members that watch their owner end the group."""
+    pid_file = tmp_path / "grandchild.pid"
+    parent = subprocess.Popen([sys.executable, "-c", PARENT_OF_A_WATCHING_GROUP, str(pid_file)])
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    grandchild = int(pid_file.read_text())
+    assert alive(grandchild)
+    parent.kill()
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + 15
+    while alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(grandchild)
+
+
+def test_outside_a_group_the_owner_watch_does_nothing(monkeypatch):
+    from agentenv import processes
+
+    monkeypatch.delenv(processes.GROUP_OWNER_VAR, raising=False)
+    before = threading.active_count()
+    processes.end_group_with_owner()
+    assert threading.active_count() == before

@@ -13,6 +13,9 @@ from agentenv.trainer.commands import add_train_commands
 
 
 def main(argv: list[str] | None = None) -> int:
+    from agentenv.processes import end_group_with_owner
+
+    end_group_with_owner()  # launched by `agentenv train` (run_process_group): end with it, even if it is killed
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     parser = argparse.ArgumentParser(prog="python -m agentenv.trainer", description="agentenv trainers")
     add_train_commands(parser.add_subparsers(dest="algorithm", required=True))
