@@ -71,6 +71,12 @@ def test_a_rerun_plays_nothing_again(servers, dataset):
     assert collect(servers, dataset, "--limit", "4") == 0
     assert raw_path(dataset).read_text().count("\n") == lines
     assert sorted(p.name for p in (dataset / "data").iterdir()) == shards
+    # killed in the middle of swapping the shards: the old ones set aside, the new ones not yet in place
+    (dataset / "data").rename(dataset / "data.old")
+    (dataset / "data.tmp").mkdir()
+    assert collect(servers, dataset, "--limit", "4") == 0
+    assert sorted(p.name for p in (dataset / "data").iterdir()) == shards
+    assert sorted(p.name for p in dataset.iterdir()) == [".collect", "README.md", "data"]
 
 
 def test_env_all_plays_each_envs_standard_number_of_tasks(servers, tmp_path, monkeypatch):

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from agentenv.data.trajectory import Trajectory
+from agentenv.data.trajectory import Trajectory, write_text_atomic
 
 #: rows per parquet shard
 SHARD_ROWS = 5000
@@ -95,12 +95,15 @@ def write_dataset(
             rows = [trajectory_to_row(t) for t in kept[k * SHARD_ROWS : (k + 1) * SHARD_ROWS]]
             table = datasets.Dataset.from_list(rows, features=trajectory_features())
             pq.write_table(table.data.table, tmp / f"{env}-{k:05d}-of-{shards:05d}.parquet")  # with the features
-    shutil.rmtree(folder / DATA_DIR, ignore_errors=True)
+    # swapped by renames: a kill leaves the old shards whole, or none (a rerun writes them), never some of them
+    old = folder / (DATA_DIR + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if (folder / DATA_DIR).exists():
+        os.replace(folder / DATA_DIR, old)
     os.replace(tmp, folder / DATA_DIR)
-    (folder / "README.md").write_text(
-        dataset_card(counts, stats, expert=expert, env_versions=env_versions or {}, successes_only=successes_only),
-        encoding="utf-8",
-    )
+    shutil.rmtree(old, ignore_errors=True)
+    write_text_atomic(folder / "README.md", dataset_card(
+        counts, stats, expert=expert, env_versions=env_versions or {}, successes_only=successes_only))
     return counts
 
 

@@ -570,9 +570,9 @@ def save_final(cfg: TrainConfig, accelerator, model, tokenizer, steps: int) -> N
         # writes the weights file on every process, so theirs (ZeRO-3's empty shards) could overwrite this one
         unwrapped.save_pretrained(out, state_dict=state_dict)
         tokenizer.save_pretrained(out)
-        # done first: a run killed while deleting its checkpoints must not find neither and train again
+        plot_loss(read_log(out), out / LOSS_CURVE)  # before the mark: a finished run is never redrawn
+        # done before the checkpoints go: a run killed while deleting them must not find neither and train again
         write_json(out / DONE_FILE, {"done": True, "steps": steps, "config": cfg.to_json()})
-        plot_loss(read_log(out), out / LOSS_CURVE)
         if cfg.delete_checkpoints_when_done:
             shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
     accelerator.wait_for_everyone()
