@@ -85,8 +85,8 @@ class TrainConfig:
     mixed_precision: str = "auto"
     #: auto (on when training on a GPU), on, off
     gradient_checkpointing: str = "auto"
-    #: save a checkpoint every N optimiser steps (0: only the final model)
-    save_every: int = 0
+    #: save a checkpoint every N optimiser steps, so that a killed run loses less (0: only the final model)
+    save_every: int = 500
     #: checkpoints kept while training (older ones are deleted)
     save_total_limit: int = 2
     #: delete the checkpoints once the final model is saved
