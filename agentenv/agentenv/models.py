@@ -56,13 +56,12 @@ def _check_hub_model(name: str, label: str) -> None:
         RepositoryNotFoundError,
     )
 
+    fix = "give the folder of a saved model, e.g. runs/bc/model"
     try:
         if isinstance(try_to_load_from_cache(name, "config.json"), str):
             return
     except HFValidationError as exc:
-        raise ValueError(f"{label}: not a folder here nor a Hub model name ({exc}); give the folder of a saved "
-                         "model, e.g. runs/bc/model") from None
-    fix = "give the folder of a saved model, e.g. runs/bc/model"
+        raise ValueError(f"{label}: not a folder here nor a Hub model name ({exc}); {fix}") from None
     if constants.HF_HUB_OFFLINE:
         raise ValueError(f"{label}: not a folder here, and HF_HUB_OFFLINE is set with no copy of it in the "
                          f"Hugging Face cache; {fix}")
