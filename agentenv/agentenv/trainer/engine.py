@@ -541,7 +541,15 @@ def _truncate_log(out: Path, step: int) -> None:
 def save_checkpoint(cfg: TrainConfig, accelerator, step: int, steps: int) -> Path:
     root = Path(cfg.output_dir) / CHECKPOINTS
     path = root / f"step-{step}"
-    accelerator.save_state(str(path))
+    # with tied embeddings (SmolLM2, Qwen2.5-0.5B, the demo's Llama) accelerate warns at every save that it left
+    # out the tied copy and asks to check the reload: load_state ties them again (a test resumes one exactly)
+    shared_tensor_warning = logging.getLogger("accelerate.utils.other")
+    level = shared_tensor_warning.level
+    shared_tensor_warning.setLevel(logging.ERROR)
+    try:
+        accelerator.save_state(str(path))
+    finally:
+        shared_tensor_warning.setLevel(level)
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
         # written last and atomically: a checkpoint with this file is complete
