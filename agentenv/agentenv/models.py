@@ -22,19 +22,19 @@ SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<pad>"]
 DEFAULT_CACHE = Path(os.environ.get("AGENTENV_MODELS", Path.home() / ".cache" / "agentenv" / "models"))
 
 
-def check_model_folder(name: str, *, hub_names: bool = False, label: str = "") -> None:
+def check_model_folder(name: str, *, label: str = "") -> None:
     """Refuse ``name`` unless it is a saved Hugging Face model folder (``ValueError`` saying what to give,
     naming it as ``label`` where given).
 
-    With ``hub_names``, a name that does not look like a path (``gpt2``, ``org/model``: no more than one
-    ``/``, not starting with ``/``, ``.`` or ``~``) may name a Hub model instead, if this machine's Hugging
-    Face cache holds it or the Hub says it exists.
+    A name that does not look like a path (``gpt2``, ``org/model``: no more than one ``/``, not starting with
+    ``/``, ``.`` or ``~``) may name a Hub model instead, if this machine's Hugging Face cache holds it or the
+    Hub says it exists.
     """
     path = Path(name).expanduser()
     if (path / "config.json").is_file():
         return
     path_like = name.startswith(("/", ".", "~")) or name.count("/") > 1
-    if hub_names and not path.exists() and not path_like:
+    if not path.exists() and not path_like:
         _check_hub_model(name, label or name)
         return
     what = "is not a Hugging Face model folder (no config.json)" if path.exists() else "does not exist"

@@ -301,7 +301,7 @@ def test_a_hub_name_is_checked_at_once_against_the_cache_and_the_hub(tmp_path, m
     (repo / "refs" / "main").write_text("abc123")
     (repo / "snapshots" / "abc123").mkdir(parents=True)
     (repo / "snapshots" / "abc123" / "config.json").write_text("{}")
-    check_model_folder("agentenv-tests/cached", hub_names=True)  # found offline, without a word
+    check_model_folder("agentenv-tests/cached")  # found offline, without a word
 
 
 class OtherProcess:

@@ -59,7 +59,7 @@ def check_agent_spec(spec: str) -> tuple[str, str]:
             raise ValueError(f"agent spec {spec!r}: expected openai:MODEL@URL, e.g. openai:qwen@http://127.0.0.1:8000/v1")
         return kind, rest
     if kind == "hf" and rest:
-        check_model_folder(rest, hub_names=True, label=spec)  # a Hub name: cached here or on a Hub that answers
+        check_model_folder(rest, label=spec)  # a Hub name: cached here or on a Hub that answers
         return kind, rest
     raise ValueError(f"unknown agent spec {spec!r}: use expert, openai:MODEL@URL or hf:PATH")
 

@@ -48,7 +48,7 @@ def _settings(config_class: type, args: argparse.Namespace) -> Any:
 
     cfg = dataclass_from_args(config_class, args)
     try:
-        check_model_folder(cfg.model, hub_names=True, label=f"--model {cfg.model}")
+        check_model_folder(cfg.model, label=f"--model {cfg.model}")
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from None
     return cfg
