@@ -150,11 +150,11 @@ def _servers_hint(args: argparse.Namespace) -> str:
 
 
 def _resume_hint(args: argparse.Namespace) -> str:
-    from agentenv.data.trajectory import read_jsonl
+    from agentenv.controller.evaluator import latest_episodes
+    from agentenv.data.trajectory import read_trajectories
 
     out = Path(args.out)
-    records = read_jsonl(out) if out.exists() else []  # it skips a line a kill cut short
-    finished = {(r.get("item_id"), (r.get("meta") or {}).get("sample", 0)) for r in records if isinstance(r, dict)}
+    finished = latest_episodes(read_trajectories(out)) if out.exists() else []  # as the resume reads them
     return f"{len(finished)} episodes are finished in {out}; rerun the same command to resume"
 
 

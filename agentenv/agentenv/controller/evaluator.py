@@ -71,7 +71,7 @@ def evaluate(
         rollout = Rollout(agent, envs, concurrency=concurrency, max_rounds=max_rounds)
         infos = {env: rollout.info(env) for env in envs}
         wanted = {(f"{t.env}_{t.data_idx}", k) for t in tasks for k in range(samples_per_task)}
-        previous = _latest(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted)
+        previous = latest_episodes(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted)
         done = {(t.item_id, _sample(t)) for t in previous}
         todo = [
             RolloutTask(t.env, t.data_idx, k, temperature, episode_seed(seed, f"{t.env}_{t.data_idx}", k))
@@ -138,7 +138,7 @@ def evaluate(
                 )
 
         report = build_report(
-            _latest(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted),
+            latest_episodes(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted),
             {env: info["reward_range"] for env, info in infos.items()},
             errors=errors,
             settings=settings,
@@ -214,7 +214,8 @@ def _read(path: Path) -> Iterable[Trajectory]:
     return read_trajectories(path) if path.exists() else []
 
 
-def _latest(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
+def latest_episodes(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
+    """One trajectory per (item id, sample index): the last written (a resumed run may append a newer one)."""
     by_key = {(t.item_id, _sample(t)): t for t in trajectories}
     return list(by_key.values())
 

@@ -21,16 +21,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from agentenv.controller.evaluator import latest_episodes
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, read_trajectories
 from agentenv.trainer.config_args import field_defaults
 from agentenv.trainer.rollouts import check_sources, close_sources, open_sources, task_indices
 from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
-
-
-def latest_samples(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
-    """One trajectory per (item id, sample index): the last written (a rerun may append a newer one)."""
-    return list({(t.item_id, t.meta.get("sample", 0)): t for t in trajectories}.values())
 
 
 def tasks_with_data(trajectories: Iterable[Trajectory]) -> dict[str, set[int]]:
@@ -113,7 +109,7 @@ class StagedRun(ABC):
         if not it.done("explored"):
             explore_stage(self.cfg, self.envs, it, model, self.explore_tasks(), self.progress)
         if not it.done(self.select_stage):
-            explored = latest_samples(read_trajectories(it / "explore.jsonl"))
+            explored = latest_episodes(read_trajectories(it / "explore.jsonl"))
             it.mark(self.select_stage, explored=len(explored), **self.select(it, explored))
 
     # --- helpers for the hooks --------------------------------------------------------------------------
