@@ -49,10 +49,11 @@ def load_runs(paths: list[str | os.PathLike]) -> list[Run]:
     """Each file as a :class:`Run` labelled by its name (its folder's too where two names clash); the last
     record of an episode wins, as when ``eval`` resumes."""
     paths = [Path(p) for p in paths]
-    for p in paths:
+    resolved = [p.resolve() for p in paths]
+    for p, where in zip(paths, resolved, strict=True):
         if not p.is_file():
             raise FileNotFoundError(f"no such results file: {p}")
-        if [q.resolve() for q in paths].count(p.resolve()) > 1:
+        if resolved.count(where) > 1:
             raise ValueError(f"{p} is given twice: give each results file once")
     stems = [p.stem for p in paths]
     runs = []
