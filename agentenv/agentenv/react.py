@@ -4,21 +4,33 @@ from __future__ import annotations
 
 import re
 
-#: the marker before a ReAct reply's action (its last match in a reply); it starts a line.  Only
-#: horizontal whitespace may precede it: ``^\s*`` would rescan every run of newlines from each of its
-#: lines, quadratic time on a reply of many newlines (a server's event loop blocked for seconds).
-ACTION_MARKER = re.compile(r"^[^\S\n]*Action[^\S\n]*:\s*", re.IGNORECASE | re.MULTILINE)
-_THOUGHT = re.compile(r"^[^\S\n]*Thought[^\S\n]*:\s*", re.IGNORECASE | re.MULTILINE)
+# A marker starts a line; markdown around it (``**Action:**``, ``### Action``) is allowed.  Only horizontal
+# whitespace may precede it, and markdown only as a group that needs one character: ``^\s*`` (or two
+# adjacent optional runs) would rescan a long run of whitespace from each of its positions, quadratic time
+# on a reply of many newlines or spaces (a server's event loop blocked for seconds).
+_LINE_START = r"^[^\S\n]*(?:[*_#>]+[^\S\n]*)?"
+
+
+def _marker(word: str) -> re.Pattern[str]:
+    return re.compile(_LINE_START + word + r"[^\S\n]*[*_]*[^\S\n]*:[*_]*\s*", re.IGNORECASE | re.MULTILINE)
+
+
+#: the marker before a ReAct reply's action (its last match in a reply, up to a made-up observation)
+ACTION_MARKER = _marker("Action")
+_THOUGHT = _marker("Thought")
+_OBSERVATION = _marker("Observation")
 
 
 def parse_react(text: str) -> tuple[str, str]:
     """Split a reply into ``(thought, action)``.
 
     The action is what follows the last ``Action:`` marker, stripped; a reply without a marker is taken
-    as a bare action.  Nothing here ever raises: an empty reply gives an empty action, which the env
-    answers with an "invalid action" observation.
+    as a bare action.  A reasoning model's ``<think>...</think>`` is not part of the reply, and neither is
+    an ``Observation:`` line after an action (the model writing the environment's answer itself).  Nothing
+    here ever raises: an empty reply gives an empty action, which the env answers with an "invalid action"
+    observation.
     """
-    text = text or ""
+    text = reply_text(text)
     last = _last_action_marker(text)
     if last is None:
         return "", text.strip()
@@ -29,9 +41,23 @@ def parse_react(text: str) -> tuple[str, str]:
 
 def extract_action(text: str) -> str:
     """The action of a reply (bare action or whole ReAct reply): :func:`parse_react`'s, without the thought."""
+    return parse_react(text)[1]
+
+
+def reply_text(text: str | None) -> str:
+    """A reply without its reasoning block and without what follows the first ``Observation:`` line after an
+    action.  A ``<think>`` left open (the reply was cut off while reasoning) takes the rest of the reply; a
+    lone ``</think>`` (templates that open the block in the prompt) ends the reasoning before it."""
     text = text or ""
-    last = _last_action_marker(text)
-    return (text if last is None else text[last.end() :]).strip()
+    opened, closed = text.find("<think>"), text.rfind("</think>")
+    if closed >= 0:
+        text = (text[:opened] if 0 <= opened < closed else "") + text[closed + len("</think>") :]
+    if (opened := text.find("<think>")) >= 0:
+        text = text[:opened]
+    first = ACTION_MARKER.search(text)
+    if first is not None and (made_up := _OBSERVATION.search(text, first.end())) is not None:
+        text = text[: made_up.start()]
+    return text
 
 
 def _last_action_marker(text: str) -> re.Match[str] | None:

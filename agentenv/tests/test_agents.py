@@ -32,6 +32,18 @@ from test_controller_support import GuessEnv
         ("Thought:\nhmm\nAction:", "hmm", ""),  # an empty action (the env answers "invalid")
         ("", "", ""),
         (None, "", ""),
+        # markdown around the markers (GPT-4o, Llama-3 style)
+        ("**Thought:** I go\n\n**Action:** move up", "I go", "move up"),
+        ("Thought: t\n\n**Action:**\nmove up", "t", "move up"),
+        ("### Thought\nt\n### Action:\ngo", "### Thought\nt", "go"),
+        ("**Action**: go", "", "go"),
+        # a reasoning model's block is not the reply: an action weighed in it is not taken
+        ("<think>\nMaybe down?\nAction: move down\n</think>\nThought: no\nAction: move up", "no", "move up"),
+        ("<think>\nPlan:\nAction: buy now", "", ""),  # cut off while reasoning: nothing decided
+        ("the prompt opened it</think>\nAction: go", "", "go"),
+        # the model writing the environment's answer: the action is the one before it
+        ("Thought: up\nAction: move up\nObservation: You moved up.\nAction: move down", "up", "move up"),
+        ("Observation: a key.\nThought: t\nAction: take key", "Observation: a key.\nt", "take key"),
     ],
 )
 def test_parse_react(reply, thought, action):
@@ -48,10 +60,12 @@ def test_parse_react_takes_linear_time_on_many_newlines():
         many = 100_000
         replies = ["\\n" * many, "Thought: t" + "\\n" * many + "Action: go", " \\n" * many + "Action:"]
         print([parse_react(r) for r in replies])
+        replies = [" " * many + "Action", "<think>" * many, "</think>" * many, "Action: a\\n" * many, "*" * many]
+        print([parse_react(r)[1][:8] for r in replies])
     """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[('', ''), ('t', 'go'), ('', '')]"
+    assert done.stdout.split("\n")[:2] == ["[('', ''), ('t', 'go'), ('', '')]", "['Action', '', '', 'a', '********']"]
 
 
 def test_format_then_parse_round_trips():
