@@ -50,7 +50,7 @@ class FakeModelServer:
         if body["model"] == "missing":
             return JSONResponse({"error": {"message": "model not found"}}, status_code=404)
         if any("TOO LONG" in m["content"] for m in body["messages"]):
-            message = "This model's maximum context length is 64 tokens. However, you requested 90 tokens."
+            message = "This model's maximum context length is 4096 tokens. However, you requested 4600 tokens."
             return JSONResponse({"object": "error", "message": message}, status_code=400)
         guesses = sum(m["role"] == "assistant" for m in body["messages"]) - 1  # minus the "Ok."
         content = f"Thought:\nTry the next number.\n\nAction:\nguess {guesses}"
@@ -253,3 +253,122 @@ def test_a_null_content_is_an_empty_reply_and_odd_usage_is_ignored():
 def test_a_base_url_that_is_not_http_is_refused_up_front(url):
     with pytest.raises(ValueError, match="not an http"):
         OpenAIAgent("tiny", url)
+
+
+def scripted_app(*answers):
+    """An endpoint answering its requests with ``answers`` in turn ((status, body, headers), the last one
+    repeated); ``app.times`` records when each request came."""
+    app = FastAPI()
+    app.times = []
+
+    @app.post("/v1/chat/completions")
+    async def complete(request: Request):
+        app.times.append(time.monotonic())
+        status, body, headers = answers[min(len(app.times), len(answers)) - 1]
+        return JSONResponse(body, status_code=status, headers=headers)
+
+    return app
+
+
+def completion(content, finish_reason="stop"):
+    message = {"role": "assistant", "content": content}
+    return 200, {"choices": [{"index": 0, "message": message, "finish_reason": finish_reason}]}, {}
+
+
+@pytest.mark.parametrize(
+    "status, message",
+    [
+        (400, "This model's maximum context length is 4096 tokens. However, you requested 4512 tokens."),  # vLLM
+        (400, "'max_tokens' or 'max_completion_tokens' is too large: 512. This model's maximum context length is "
+              "4096 tokens and your request has 3700 input tokens (512 > 4096 - 3700)."),  # vLLM 0.10+
+        (400, "request (4476 tokens) exceeds the available context size (4096 tokens)"),  # llama.cpp
+        (400, "prompt is too long: 215000 tokens > 200000 maximum"),  # Anthropic's OpenAI endpoint
+        (400, "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)."),  # Gemini
+        (422, "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 + 512"),  # TGI
+        (413, "Payload Too Large"),
+    ],
+)
+def test_every_backends_context_overflow_ends_only_that_episode(status, message):
+    """Each backend words the overflow its own way; any other refusal would stop the whole run (and a rerun
+    would meet the same task first, never getting past it)."""
+    app = scripted_app((status, {"error": {"message": message}}, {}))
+    with serving(app) as url, OpenAIAgent("tiny", url, max_tokens=512) as agent:
+        episodes = run_guess(agent, [0], max_rounds=2)
+    assert episodes[0].stop_reason == "context_overflow" and message[:20] in episodes[0].error
+
+
+def test_max_tokens_beyond_the_whole_context_is_a_settings_error_not_an_overflow():
+    """Else every episode would be recorded as overflowing at round 0, and a rerun with a smaller
+    --max-new-tokens would find them all done."""
+    message = "'max_tokens' or 'max_completion_tokens' is too large: 8192. This model's maximum context length is 4096"
+    app = scripted_app((400, {"error": {"message": message}}, {}))
+    with serving(app) as url, OpenAIAgent("tiny", url, max_tokens=8192) as agent:
+        with pytest.raises(AgentError, match="max_tokens=8192 is not below the model's context of 4096 tokens"):
+            run_guess(agent, [0])
+
+
+def test_retry_after_is_waited_for_and_a_long_one_ends_the_run():
+    limited = (429, {"error": {"message": "Rate limit"}}, {"Retry-After": "1"})
+    app = scripted_app(limited, completion("Action: guess 0"))
+    with serving(app) as url, OpenAIAgent("tiny", url, backoff_s=0.01) as agent:
+        episodes = run_guess(agent, [0], max_rounds=1)
+    assert episodes[0].success and app.times[1] - app.times[0] >= 0.95  # not the 10 ms backoff
+    app = scripted_app((429, {"error": {"message": "Daily quota"}}, {"retry-after-ms": "3600000"}))
+    with serving(app) as url, OpenAIAgent("tiny", url, backoff_s=0.01) as agent:
+        with pytest.raises(AgentError, match="asks to retry after 3600 s"):
+            run_guess(agent, [0])
+    assert len(app.times) == 1
+
+
+@pytest.mark.parametrize("status", [520, 524, 529, 409])
+def test_transient_statuses_of_proxies_and_hosted_apis_are_retried(status):
+    """Cloudflare's 52x and Anthropic's 529 "overloaded" pass; 501 "not implemented" never will."""
+    app = scripted_app((status, {"error": {"message": "overloaded"}}, {}), completion("Action: guess 0"))
+    with serving(app) as url, OpenAIAgent("tiny", url, backoff_s=0.01) as agent:
+        assert run_guess(agent, [0], max_rounds=1)[0].success and agent.stats["retries"] == 1
+    app = scripted_app((501, {"error": {"message": "no"}}, {}))
+    with serving(app) as url, OpenAIAgent("tiny", url, backoff_s=0.01) as agent, pytest.raises(AgentError, match="501"):
+        run_guess(agent, [0])
+
+
+def test_an_api_key_with_a_newline_is_refused_without_echoing_it(monkeypatch):
+    """httpx cannot send it, and retried it as a network failure before printing it in the error (and the
+    run's .meta.json).  Surrounding whitespace (a key file's newline) is stripped."""
+    with pytest.raises(ValueError, match="API key") as refused:
+        OpenAIAgent("tiny", "http://127.0.0.1:9/v1", api_key="sk-SECRET\x00x")
+    assert "SECRET" not in str(refused.value)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-SECRET\n")
+    with OpenAIAgent("tiny", "http://127.0.0.1:9/v1") as agent:
+        assert agent._client.headers["authorization"] == "Bearer sk-SECRET"
+
+
+def test_replies_cut_at_max_tokens_are_counted_and_a_reasoning_only_one_is_warned_of(capsys):
+    """A reasoning model that spends max_tokens thinking answers content null: it would score 0% silently."""
+    answer = completion(None, finish_reason="length")
+    answer[1]["choices"][0]["message"]["reasoning_content"] = "Let me think. " * 50
+    with serving(scripted_app(answer)) as url, OpenAIAgent("tiny", url, max_tokens=64) as agent:
+        episodes = run_guess(agent, [0, 1], max_rounds=3)
+    assert [ep.trajectory.meta["truncated_replies"] for ep in episodes.values()] == [3, 3]
+    assert capsys.readouterr().err.count("reached max_tokens=64 before replying") == 1
+    with serving(scripted_app(completion("Action: guess 0"))) as url, OpenAIAgent("tiny", url) as agent:
+        assert "truncated_replies" not in run_guess(agent, [0], max_rounds=1)[0].trajectory.meta
+
+
+def test_content_parts_are_joined():
+    answer = completion([{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "Action: guess 0"}])
+    with serving(scripted_app(answer)) as url, OpenAIAgent("tiny", url) as agent:
+        assert run_guess(agent, [0], max_rounds=1)[0].success
+
+
+@pytest.mark.parametrize(
+    "base, url",
+    [
+        ("http://h:8000/v1/chat/completions", "http://h:8000/v1/chat/completions"),  # the full endpoint pasted
+        ("http://h:8000/v1/", "http://h:8000/v1/chat/completions"),
+        ("https://r.openai.azure.com/openai/deployments/gpt4o?api-version=2024-06-01",
+         "https://r.openai.azure.com/openai/deployments/gpt4o/chat/completions?api-version=2024-06-01"),
+    ],
+)
+def test_base_url_forms(base, url):
+    with OpenAIAgent("tiny", base) as agent:
+        assert agent.url == url

@@ -2,20 +2,43 @@
 
 from __future__ import annotations
 
+import email.utils
 import os
 import random
+import re
+import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from agentenv.controller.agents import Agent
 from agentenv.controller.episode import Episode
 
-#: answers worth retrying: timeouts, rate limits, server-side failures
-RETRY_STATUSES = {408, 429, 500, 502, 503, 504}
+#: the longest ``Retry-After`` waited for; an endpoint that asks for more (a daily quota) ends the run
+MAX_RETRY_AFTER_S = 300.0
+
+#: how vLLM, OpenAI, SGLang, llama.cpp, TGI and the OpenAI-compatible endpoints of Anthropic and Gemini
+#: say that a conversation no longer fits the model's context (lower case)
+OVERFLOW_PHRASES = (
+    "maximum context length",
+    "context_length_exceeded",
+    "context length",
+    "exceeds the available context size",
+    "exceed_context_size",
+    "prompt is too long",
+    "input token count",
+    "`inputs` tokens + `max_new_tokens` must be",
+)
+
+
+def is_retryable(status: int) -> bool:
+    """Answers worth retrying: timeouts, conflicts, rate limits, and server-side failures (Cloudflare's
+    52x and Anthropic's 529 "overloaded" among them) except "not implemented" ones."""
+    return status in (408, 409, 425, 429) or (status >= 500 and status not in (501, 505))
 
 
 class AgentError(RuntimeError):
@@ -27,8 +50,11 @@ class OpenAIAgent(Agent):
     up to ``concurrency`` at a time.
 
     A failed request (connection error, timeout, 408/429/5xx) is retried up to ``max_retries`` times with
-    exponential backoff and jitter, then raises :class:`AgentError`.  A 400 that says the context is too
-    long stops that episode with reason ``context_overflow``.  ``api_key`` defaults to ``$OPENAI_API_KEY``.
+    exponential backoff and jitter (or after the ``Retry-After`` the endpoint asks for), then raises
+    :class:`AgentError`.  An answer that says the conversation no longer fits the context stops that
+    episode with reason ``context_overflow``; any other refusal raises at once.  Replies cut at
+    ``max_tokens`` are counted in the episode's ``meta["truncated_replies"]``.  ``api_key`` defaults to
+    ``$OPENAI_API_KEY``.  ``base_url`` may hold a query (Azure's ``?api-version=``).
     """
 
     def __init__(
@@ -51,10 +77,9 @@ class OpenAIAgent(Agent):
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(f"base URL {base_url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
-        if not parts.path.strip("/"):
-            base_url = base_url.rstrip("/") + "/v1"
+        path = parts.path.rstrip("/").removesuffix("/chat/completions") or "/v1"
         self.model = model
-        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.url = urlunsplit((parts.scheme, parts.netloc, f"{path}/chat/completions", parts.query, ""))
         self.name = f"openai:{model}"
         self.temperature = temperature
         self.top_p = top_p
@@ -64,7 +89,9 @@ class OpenAIAgent(Agent):
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
         self.extra_body = extra_body or {}
-        api_key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        api_key = (api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY").strip()
+        if not (api_key.isascii() and api_key.isprintable()):  # never echoed: it would land in logs
+            raise ValueError("the API key (api_key or $OPENAI_API_KEY) holds a space, newline or non-ASCII character")
         self._client = httpx.Client(
             headers={"Authorization": f"Bearer {api_key}"},
             timeout=timeout,
@@ -76,6 +103,7 @@ class OpenAIAgent(Agent):
         #: request counts since construction
         self.stats = {"requests": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
         self._in_flight = 0
+        self._warned_truncated = False
 
     def act(self, episodes: list[Episode]) -> list[str]:
         return list(self._pool.map(self._reply, episodes))
@@ -117,6 +145,7 @@ class OpenAIAgent(Agent):
         for attempt in range(self.max_retries + 1):
             if self._closing.is_set():
                 raise AgentError(f"{self.url}: the agent was closed")
+            retry_after = None
             try:
                 with self._lock:
                     self._in_flight += 1
@@ -125,6 +154,8 @@ class OpenAIAgent(Agent):
                 finally:
                     with self._lock:
                         self._in_flight -= 1
+            except (httpx.LocalProtocolError, httpx.UnsupportedProtocol) as exc:  # no retry makes it valid
+                raise AgentError(f"{self.url}: the request cannot be sent ({type(exc).__name__})") from None
             except httpx.TransportError as exc:
                 failure = f"{type(exc).__name__}: {exc}"
             else:
@@ -135,16 +166,28 @@ class OpenAIAgent(Agent):
                         failure = f"HTTP 200 with a malformed body ({exc}): {response.text[:300]}"
                 else:
                     failure = f"HTTP {response.status_code}: {response.text[:300]}"
-                    if response.status_code == 400 and _is_context_overflow(response.text):
+                    refusal = response.text.lower()
+                    context = re.search(r"maximum context length is (\d+)", refusal)
+                    if context is not None and self.max_tokens >= int(context.group(1)):  # no prompt would fit
+                        raise AgentError(
+                            f"{self.url}: max_tokens={self.max_tokens} is not below the model's context of "
+                            f"{context.group(1)} tokens: lower --max-new-tokens"
+                        )
+                    if response.status_code == 413 or (
+                        response.status_code in (400, 422) and any(p in refusal for p in OVERFLOW_PHRASES)
+                    ):
                         episode.stop("context_overflow", failure)
                         return ""
-                    if response.status_code not in RETRY_STATUSES:
+                    if not is_retryable(response.status_code):
                         raise AgentError(f"{self.url}: {failure}")
+                    retry_after = _retry_after_s(response.headers)
+                    if retry_after is not None and retry_after > MAX_RETRY_AFTER_S:
+                        raise AgentError(f"{self.url}: asks to retry after {retry_after:.0f} s; {failure}")
             if attempt < self.max_retries:
                 with self._lock:
                     self.stats["retries"] += 1
-                delay = min(self.max_backoff_s, self.backoff_s * 2**attempt)
-                self._closing.wait(delay * random.uniform(0.5, 1.0))
+                delay = min(self.max_backoff_s, self.backoff_s * 2**attempt) * random.uniform(0.5, 1.0)
+                self._closing.wait(max(delay, retry_after or 0.0))
         raise AgentError(f"{self.url}: gave up after {self.max_retries + 1} attempts; last: {failure}")
 
     def _content(self, data: Any, episode: Episode | None = None) -> str:
@@ -156,8 +199,19 @@ class OpenAIAgent(Agent):
         if not isinstance(message, dict):
             raise ValueError("no choices[0].message in it")
         content = message.get("content") or ""
+        if isinstance(content, list):  # content parts (Mistral's): the text ones
+            content = "".join(p.get("text") or "" for p in content if isinstance(p, dict) and p.get("type") == "text")
         if not isinstance(content, str):
             raise ValueError(f"choices[0].message.content is a {type(content).__name__}, not text")
+        if choices[0].get("finish_reason") == "length" and episode is not None:
+            episode.meta["truncated_replies"] = episode.meta.get("truncated_replies", 0) + 1
+            if not content.strip() and not self._warned_truncated:
+                self._warned_truncated = True  # a reasoning model spending max_tokens on its reasoning
+                print(
+                    f"[agentenv] warning: {self.name} reached max_tokens={self.max_tokens} before replying "
+                    "(reasoning, or a long thought): raise --max-new-tokens",
+                    file=sys.stderr,
+                )
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         with self._lock:
             self.stats["requests"] += 1
@@ -169,6 +223,16 @@ class OpenAIAgent(Agent):
         return content.strip()
 
 
-def _is_context_overflow(text: str) -> bool:
-    text = text.lower()
-    return "context" in text and ("length" in text or "too long" in text or "maximum" in text)
+def _retry_after_s(headers: httpx.Headers) -> float | None:
+    """The wait a 429/503 asks for: ``retry-after-ms``, or ``Retry-After`` in seconds or as an HTTP date."""
+    try:
+        if "retry-after-ms" in headers:
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        if value.strip().replace(".", "", 1).isdigit():
+            return float(value)
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (ValueError, TypeError, OverflowError):
+        return None
