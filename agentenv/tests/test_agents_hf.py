@@ -162,6 +162,55 @@ def test_context_overflow_stops_episode(tiny):
     assert long.meta["context_tokens"] > 120 - MAX_NEW
 
 
+def test_replies_stop_at_the_templates_end_of_turn_token(tiny):
+    """A base model's EOS is not the token its chat template closes a reply with (Llama-3's <|eot_id|>),
+    which is what behavioural cloning trains it to emit: generation must stop there too, or the reply runs
+    on into a made-up next turn.  A template closing turns with plain text adds no stop token."""
+    from transformers import AutoTokenizer
+
+    from agentenv.controller.hf_agent import stop_token_ids
+
+    path, model, _ = tiny
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.add_special_tokens({"additional_special_tokens": ["<|eot_id|>"]})
+    eot = tokenizer.convert_tokens_to_ids("<|eot_id|>")
+    tokenizer.chat_template = (
+        "{% for m in messages %}<|start_header_id|>{{ m.role }}<|end_header_id|>\n\n{{ m.content }}<|eot_id|>"
+        "{% endfor %}{% if add_generation_prompt %}<|start_header_id|>assistant<|end_header_id|>\n\n{% endif %}"
+    )
+    assert eot in stop_token_ids(tokenizer) and tokenizer.eos_token_id in stop_token_ids(tokenizer)
+    tokenizer.chat_template = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n\n{% endfor %}"
+    assert stop_token_ids(tokenizer) == {tokenizer.eos_token_id}
+
+
+def test_a_reply_cut_at_max_new_tokens_is_listed(tiny):
+    """A reply that reached max_new_tokens without a stop token never ended its turn (GRPO must not train
+    the end-of-turn marker the template adds); one that stopped, or ended short of the limit, did."""
+    agent = make_agent(tiny, max_new_tokens=4)
+    stop = next(iter(agent.stop_ids))
+    ep = make_episodes(1)[0]
+    ep.rounds = 2
+    assert agent.reply(ep, [40, 41, stop, 42]) == agent.decode_reply([40, 41])
+    agent.reply(ep, [40, 41])  # vLLM may leave the stop token out of a finished reply
+    assert "truncated_replies" not in ep.meta
+    agent.reply(ep, [40, 41, 42, 43])
+    assert ep.meta["truncated_replies"] == [2]
+    # in a real rollout: listed exactly for the replies generated to the limit without a stop token
+    agent, generated = make_agent(tiny, max_new_tokens=3), []
+    episodes = make_episodes(4)
+    reply = agent.reply
+    agent.reply = lambda ep, ids: generated.append((ep.uid, ep.rounds, list(ids))) or reply(ep, ids)
+    for r in range(2):
+        agent.act(episodes)
+        for ep in episodes:
+            ep.trajectory.add_reply("x")
+            ep.trajectory.add_observation(f"Round {r}.")
+            ep.rounds += 1
+    expected = {ep.uid: [n for uid, n, ids in generated if uid == ep.uid and len(ids) == 3 and ids[-1] not in agent.stop_ids] for ep in episodes}
+    assert {ep.uid: ep.meta.get("truncated_replies", []) for ep in episodes} == expected
+    assert any(expected.values())
+
+
 def test_release_frees_the_cache(tiny):
     agent = make_agent(tiny)
     episodes = make_episodes(2)

@@ -342,13 +342,13 @@ def test_an_api_key_with_a_newline_is_refused_without_echoing_it(monkeypatch):
         assert agent._client.headers["authorization"] == "Bearer sk-SECRET"
 
 
-def test_replies_cut_at_max_tokens_are_counted_and_a_reasoning_only_one_is_warned_of(capsys):
+def test_replies_cut_at_max_tokens_are_listed_and_a_reasoning_only_one_is_warned_of(capsys):
     """A reasoning model that spends max_tokens thinking answers content null: it would score 0% silently."""
     answer = completion(None, finish_reason="length")
     answer[1]["choices"][0]["message"]["reasoning_content"] = "Let me think. " * 50
     with serving(scripted_app(answer)) as url, OpenAIAgent("tiny", url, max_tokens=64) as agent:
         episodes = run_guess(agent, [0, 1], max_rounds=3)
-    assert [ep.trajectory.meta["truncated_replies"] for ep in episodes.values()] == [3, 3]
+    assert [ep.trajectory.meta["truncated_replies"] for ep in episodes.values()] == [[0, 1, 2], [0, 1, 2]]
     assert capsys.readouterr().err.count("reached max_tokens=64 before replying") == 1
     with serving(scripted_app(completion("Action: guess 0"))) as url, OpenAIAgent("tiny", url) as agent:
         assert "truncated_replies" not in run_guess(agent, [0], max_rounds=1)[0].trajectory.meta

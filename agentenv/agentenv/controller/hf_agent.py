@@ -38,6 +38,30 @@ from agentenv.data.tokenize import CHATML_TEMPLATE, LLAMA2_TEMPLATE  # the train
 _STOP_TEXT = {"chatml": ["<|im_end|>"], "llama2": ["</s>", "[INST]"]}
 
 
+def stop_token_ids(tokenizer, template: str | None = None, generation_config: Any = None) -> set[int]:
+    """The tokens a reply ends on: the tokenizer's EOS, the model's configured ones, and the token the chat
+    template (``template``, else the tokenizer's own) closes an assistant turn with.  That last one is what
+    behavioural cloning trains a model to emit (``<|im_end|>``, Llama-3's ``<|eot_id|>``, Gemma's
+    ``<end_of_turn>``), and a base model's EOS and generation config do not name it."""
+    ids = {tokenizer.eos_token_id}
+    configured = getattr(generation_config, "eos_token_id", None)
+    ids.update(configured if isinstance(configured, list) else [configured])
+    reply = "agentenv-reply"
+    messages = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": reply}]
+    try:
+        text = tokenizer.apply_chat_template(messages, chat_template=template, tokenize=False)
+    except Exception:  # noqa: BLE001 - a template that cannot render this has no marker to find
+        text = ""
+    tail = text[text.rfind(reply) + len(reply) :].strip() if reply in text else ""
+    if tail:
+        first = tokenizer(tail, add_special_tokens=False)["input_ids"][:1]
+        # an added or special token only: a template closing turns with plain text ("\n\n") must not stop
+        # every reply at its first blank line
+        if first and (first[0] in tokenizer.added_tokens_decoder or first[0] in tokenizer.all_special_ids):
+            ids.add(first[0])
+    return {i for i in ids if isinstance(i, int)}
+
+
 @dataclass
 class _EpisodeCache:
     """One episode's KV cache: the tokens it covers and, per layer, keys and values ``[heads, len, dim]``."""
@@ -117,7 +141,7 @@ class HFAgent(Agent):
         self.chat_format = self._pick_chat_format(chat_format)
         self.template = {"chatml": CHATML_TEMPLATE, "llama2": LLAMA2_TEMPLATE}.get(self.chat_format)
         self.pad_id = _first_int(tokenizer.pad_token_id, tokenizer.eos_token_id, 0)
-        self.stop_ids = set() if ignore_eos else self._stop_token_ids()
+        self.stop_ids = set() if ignore_eos else stop_token_ids(tokenizer, self.template, model.generation_config)
         self.stop_text = _STOP_TEXT.get(self.chat_format, [])
         self._caches: dict[int, _EpisodeCache] = {}
         self._generators: dict[int, torch.Generator] = {}
@@ -139,16 +163,6 @@ class HFAgent(Agent):
         looks_llama2 = self.tokenizer.bos_token == "<s>" and self.tokenizer.eos_token == "</s>"
         return "llama2" if looks_llama2 else "chatml"
 
-    def _stop_token_ids(self) -> set[int]:
-        ids = {self.tokenizer.eos_token_id}
-        configured = getattr(self.model.generation_config, "eos_token_id", None)
-        ids.update(configured if isinstance(configured, list) else [configured])
-        if self.chat_format in ("chatml", "model"):
-            im_end = self.tokenizer.convert_tokens_to_ids("<|im_end|>")
-            if isinstance(im_end, int) and im_end != self.tokenizer.unk_token_id:
-                ids.add(im_end)
-        return {i for i in ids if isinstance(i, int)}
-
     def prompt_text(self, messages: list[dict[str, str]]) -> str:
         """The conversation rendered for generation (template plus the assistant generation prompt)."""
         return self.tokenizer.apply_chat_template(
@@ -166,6 +180,28 @@ class HFAgent(Agent):
         texts = [self.prompt_text(messages) for messages in conversations]
         return self.tokenizer(texts, add_special_tokens=False)["input_ids"]
 
+    def fits(self, episode: Episode, prompt: list[int]) -> bool:
+        """Whether a reply of ``max_new_tokens`` fits after ``prompt`` in ``max_length``; if not, the episode
+        stops with reason ``context_overflow``."""
+        if len(prompt) + self.max_new_tokens <= self.max_length:
+            return True
+        episode.meta["context_tokens"] = len(prompt)
+        episode.stop("context_overflow")
+        self.release(episode)
+        return False
+
+    def reply(self, episode: Episode, token_ids: list[int]) -> str:
+        """An episode's reply from its generated tokens: cut at the first stop token.  One that reached
+        ``max_new_tokens`` without a stop token is noted (its reply number) in ``meta["truncated_replies"]``."""
+        for n, token in enumerate(token_ids):
+            if token in self.stop_ids:
+                token_ids = token_ids[:n]
+                break
+        else:
+            if self.stop_ids and len(token_ids) >= self.max_new_tokens:
+                episode.meta.setdefault("truncated_replies", []).append(episode.rounds)
+        return self.decode_reply(token_ids)
+
     def decode_reply(self, token_ids: list[int]) -> str:
         """Generated tokens to reply text: stop token and anything after a stop string removed."""
         text = self.tokenizer.decode([t for t in token_ids if t not in self.stop_ids], skip_special_tokens=True)
@@ -179,12 +215,8 @@ class HFAgent(Agent):
         rows: list[tuple[int, _Row]] = []
         prompts = self.encode_prompts([ep.messages() for ep in episodes])
         for i, (ep, prompt) in enumerate(zip(episodes, prompts, strict=True)):
-            if len(prompt) + self.max_new_tokens > self.max_length:
-                ep.meta["context_tokens"] = len(prompt)
-                ep.stop("context_overflow")
-                self.release(ep)
-                continue
-            rows.append((i, self._row(ep, prompt)))
+            if self.fits(ep, prompt):
+                rows.append((i, self._row(ep, prompt)))
         # rows with similar cached lengths batch together with the least padding
         rows.sort(key=lambda r: r[1].keep)
         for start in range(0, len(rows), self.batch_size):
@@ -297,7 +329,7 @@ class HFAgent(Agent):
             row.cache.values = [layer.value_buffer[b].index_select(1, keep) for layer in cache.layers]
         self._spare = [layer.storage for layer in cache.layers]
         self._generating = 0
-        return [self.decode_reply(g) for g in generated]
+        return [self.reply(row.episode, g) for row, g in zip(rows, generated, strict=True)]
 
     def _choose(self, logits: torch.Tensor, rows: list[_Row], active: torch.Tensor) -> torch.Tensor:
         """Next token per row: argmax, or a sample at the row's temperature with nucleus ``top_p``.

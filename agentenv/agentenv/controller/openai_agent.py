@@ -53,7 +53,7 @@ class OpenAIAgent(Agent):
     exponential backoff and jitter (or after the ``Retry-After`` the endpoint asks for), then raises
     :class:`AgentError`.  An answer that says the conversation no longer fits the context stops that
     episode with reason ``context_overflow``; any other refusal raises at once.  Replies cut at
-    ``max_tokens`` are counted in the episode's ``meta["truncated_replies"]``.  ``api_key`` defaults to
+    ``max_tokens`` are listed (their reply numbers) in the episode's ``meta["truncated_replies"]``.  ``api_key`` defaults to
     ``$OPENAI_API_KEY``.  ``base_url`` may hold a query (Azure's ``?api-version=``).
     """
 
@@ -204,7 +204,7 @@ class OpenAIAgent(Agent):
         if not isinstance(content, str):
             raise ValueError(f"choices[0].message.content is a {type(content).__name__}, not text")
         if choices[0].get("finish_reason") == "length" and episode is not None:
-            episode.meta["truncated_replies"] = episode.meta.get("truncated_replies", 0) + 1
+            episode.meta.setdefault("truncated_replies", []).append(episode.rounds)
             if not content.strip() and not self._warned_truncated:
                 self._warned_truncated = True  # a reasoning model spending max_tokens on its reasoning
                 print(
