@@ -61,6 +61,74 @@ def test_the_loss_mask_covers_exactly_the_agents_tokens(base_model):
     ]
 
 
+def test_the_end_of_turn_marker_of_a_reply_cut_short_is_not_trained(base_model):
+    """The agent cut reply 0 at max_new_tokens: the template's <|im_end|> after it was never the model's
+    choice.  Reply 1 ended itself: its marker is trained."""
+    tokenizer = tokenizer_of(base_model)
+    t = Trajectory.start("maze", 1, "Reach the goal.")
+    t.add_observation("You are at 1, 1.")
+    t.add_reply("Thought:\nGo up, since")
+    t.add_observation("Invalid action.")
+    t.add_reply("move down")
+    t.meta["truncated_replies"] = [0]
+    _, completion, mask = episode_tokens(tokenizer, t)
+    pairs = zip(mask, completion, strict=True)
+    runs = [(bool(on), tokenizer.decode([i for _, i in group])) for on, group in itertools.groupby(pairs, key=lambda p: p[0])]
+    assert runs == [
+        (True, "Thought:\nGo up, since"),
+        (False, "<|im_end|>\n<|im_start|>user\nInvalid action.<|im_end|>\n<|im_start|>assistant\n"),
+        (True, "move down<|im_end|>"),
+    ]
+
+
+def test_vllm_replies_keep_to_max_length_and_end_at_the_end_of_turn_token(base_model):
+    """Under vLLM an episode whose prompt leaves no room for a reply stops (context_overflow) and is not sent;
+    a completion is cut at the first stop token (vLLM knows only the model's EOS), and one that ran to
+    max_new_tokens is listed as cut."""
+    from types import SimpleNamespace
+
+    from transformers import AutoModelForCausalLM
+
+    from agentenv.controller.episode import Episode
+    from agentenv.controller.hf_agent import HFAgent
+    from agentenv.trainer.grpo import VLLMAgent
+
+    tokenizer = tokenizer_of(base_model)
+    renderer = HFAgent(model=AutoModelForCausalLM.from_pretrained(base_model), tokenizer=tokenizer,
+                       max_new_tokens=4, max_length=200)
+    im_end = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    word = tokenizer("move up", add_special_tokens=False)["input_ids"]
+    sent = []
+
+    def generate(prompts, images, num_generations):
+        sent.extend(prompts)
+        completions = [word + [im_end] + word, (word * 4)[:4]]
+        return prompts, completions[: len(prompts)], None, None
+
+    episodes = []
+    for i, observation in enumerate(["You are at 1, 1.", "a very long observation " * 40, "You are at 2, 2."]):
+        t = Trajectory.start("maze", i, "Reach the goal.")
+        t.add_observation(observation)
+        episodes.append(Episode("maze", i, None, t))
+    agent = VLLMAgent(SimpleNamespace(vllm_generation=SimpleNamespace(generate=generate)), renderer)
+    replies = agent.act(episodes)
+    assert len(sent) == 2 and episodes[1].stop_reason == "context_overflow" and replies[1] == ""
+    assert replies[0] == "move up" and "truncated_replies" not in episodes[0].meta
+    assert episodes[2].meta["truncated_replies"] == [0]
+
+
+def test_vllm_settings_reach_trl(tmp_path):
+    from agentenv.trainer.grpo import trl_config
+
+    cfg = GRPOConfig(model="m", output_dir=str(tmp_path), envs=["maze"], max_length=2048, report_to="tensorboard",
+                     use_vllm=True)
+    args = trl_config(cfg, tmp_path / "checkpoints", {7, 2})
+    assert args.vllm_max_model_length == 2048 and args.generation_kwargs == {"stop_token_ids": [2, 7]}
+    assert args.report_to == ["tensorboard"]
+    args = trl_config(GRPOConfig(model="m", output_dir=str(tmp_path), envs=["maze"]), tmp_path / "checkpoints", {7})
+    assert args.report_to == [] and not args.generation_kwargs  # HFAgent stops replies itself
+
+
 @pytest.fixture(scope="module")
 def servers():
     with running_server(env_class("maze")) as maze, running_server(env_class("babyai")) as babyai:

@@ -107,6 +107,11 @@ class TrainConfig:
     def __post_init__(self) -> None:
         check_train_settings(self)
 
+    @property
+    def trackers(self) -> list[str]:
+        """``report_to`` as a list."""
+        return [t.strip() for t in self.report_to.split(",") if t.strip()]
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -232,7 +237,7 @@ def make_accelerator(cfg: TrainConfig):
             gradient_clipping=cfg.max_grad_norm,
         )
     if cfg.report_to:
-        kwargs |= {"log_with": [t.strip() for t in cfg.report_to.split(",") if t.strip()], "project_dir": cfg.output_dir}
+        kwargs |= {"log_with": cfg.trackers, "project_dir": cfg.output_dir}
     return Accelerator(
         cpu=not cuda and not deepspeed,
         mixed_precision=precision,
@@ -265,7 +270,10 @@ def load_model(cfg: TrainConfig, accelerator):
     model = AutoModelForCausalLM.from_pretrained(cfg.model, **kwargs)
     checkpointing = cfg.gradient_checkpointing
     if checkpointing == "on" or (checkpointing == "auto" and accelerator.device.type == "cuda"):
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        if hasattr(model, "activation_checkpointing_enable"):  # transformers 5.x's name; the old one goes in 6
+            model.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+        else:
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         model.config.use_cache = False
     return model
 

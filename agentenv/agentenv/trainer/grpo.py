@@ -17,8 +17,11 @@ TRL owns the RL step (advantages, clipped surrogate, optimiser, checkpoints); th
 3. Each episode becomes one sequence, rendered with the model's chat template and tokenised as behavioural
    cloning does (:func:`agentenv.data.tokenize.encode_conversation`): ``prompt_ids`` are the instruction and
    the first observation up to the assistant header, ``completion_ids`` everything after (every reply, and
-   the observations between them), ``env_mask`` 1 on the agent's own tokens (reply and end-of-turn marker)
-   and 0 on the observations and role headers.
+   the observations between them), ``env_mask`` 1 on the agent's own tokens (reply and end-of-turn marker,
+   but not the marker of a reply cut at ``max_new_tokens``, which the model never chose) and 0 on the
+   observations and role headers.  Under vLLM, as with HFAgent, an episode whose next prompt leaves no room
+   for a reply in ``max_length`` stops (``context_overflow``) and replies end at the template's end-of-turn
+   token.
 4. The reward is the env's final score, normalised to 0..1 by its ``reward_range`` (``reward="score"``;
    the tool envs' score is their progress rate) or 1 / 0 for success (``reward="success"``), as the server
    reported it.  One reward function per env (named after it) scores that env's episodes, so TRL logs
@@ -147,7 +150,8 @@ def episode_tokens(tokenizer, trajectory: Trajectory, max_length: int | None = N
 
     The conversation is tokenised as behavioural cloning tokenises it; the prompt ends where the first reply
     begins (after its role header, where generation started), the completion ends with the last reply, and
-    ``env_mask`` is 1 exactly on the tokens that carry BC's loss: each reply and its end-of-turn marker.
+    ``env_mask`` is 1 exactly on the tokens that carry BC's loss: each reply and its end-of-turn marker, but
+    for the marker of a reply the agent cut at ``max_new_tokens`` (``meta["truncated_replies"]``).
     """
     from agentenv.data.tokenize import IGNORE_INDEX, encode_conversation
 
@@ -157,6 +161,15 @@ def episode_tokens(tokenizer, trajectory: Trajectory, max_length: int | None = N
     trained = [j for j, label in enumerate(encoded.labels) if label != IGNORE_INDEX]
     first, end = trained[0], trained[-1] + 1  # the completion ends on the last reply's end-of-turn marker
     env_mask = [int(label != IGNORE_INDEX) for label in encoded.labels[first:end]]
+    # A reply cut at max_new_tokens never ended its turn: the marker the template adds is not the model's
+    # choice, and training it would teach (or, with a negative advantage, unteach) ending a reply there.
+    cut = set(trajectory.meta.get("truncated_replies", ()))
+    reply = -1
+    for j, trains in enumerate(env_mask):
+        if trains and (j == 0 or not env_mask[j - 1]):
+            reply += 1
+        if trains and reply in cut and (j + 1 == len(env_mask) or not env_mask[j + 1]):
+            env_mask[j] = 0
     return encoded.input_ids[:first], encoded.input_ids[first:end], env_mask
 
 
@@ -181,9 +194,15 @@ class VLLMAgent(Agent):
         self.trainer, self.renderer = trainer, renderer
 
     def act(self, episodes: list[Episode]) -> list[str]:
+        replies = [""] * len(episodes)
         prompts = self.renderer.encode_prompts([ep.messages() for ep in episodes])
-        _, completions, _, _ = self.trainer.vllm_generation.generate(prompts=prompts, images=None, num_generations=1)
-        return [self.renderer.decode_reply(ids) for ids in completions]
+        live = [i for i, (ep, prompt) in enumerate(zip(episodes, prompts, strict=True)) if self.renderer.fits(ep, prompt)]
+        if live:
+            generate = self.trainer.vllm_generation.generate
+            _, completions, _, _ = generate(prompts=[prompts[i] for i in live], images=None, num_generations=1)
+            for i, ids in zip(live, completions, strict=True):
+                replies[i] = self.renderer.reply(episodes[i], list(ids))
+        return replies
 
 
 # --- the rollout function -------------------------------------------------------------------------------
@@ -254,8 +273,9 @@ def env_reward_function(env: str):
 # --- the run ----------------------------------------------------------------------------------------------
 
 
-def trl_config(cfg: GRPOConfig, checkpoints: Path):
-    """TRL's ``GRPOConfig`` for this run."""
+def trl_config(cfg: GRPOConfig, checkpoints: Path, stop_ids: set[int] = frozenset()):
+    """TRL's ``GRPOConfig`` for this run; vLLM stops replies at ``stop_ids`` (the agent's, with the chat
+    template's end-of-turn token, which vLLM does not know of)."""
     import torch
     import trl
 
@@ -264,7 +284,9 @@ def trl_config(cfg: GRPOConfig, checkpoints: Path):
     if precision == "auto":
         precision = "bf16" if cuda and torch.cuda.is_bf16_supported() else "no"
     checkpointing = cfg.gradient_checkpointing == "on" or (cfg.gradient_checkpointing == "auto" and cuda)
-    vllm_server = {"vllm_server_base_url": cfg.vllm_server_url} if cfg.vllm_server_url else {}
+    vllm = {"vllm_max_model_length": cfg.max_length, "generation_kwargs": {"stop_token_ids": sorted(stop_ids)}}
+    if cfg.vllm_server_url:
+        vllm["vllm_server_base_url"] = cfg.vllm_server_url
     return trl.GRPOConfig(
         output_dir=str(checkpoints),
         per_device_train_batch_size=cfg.batch_size,
@@ -285,14 +307,14 @@ def trl_config(cfg: GRPOConfig, checkpoints: Path):
         use_cpu=not cuda,
         bf16=precision == "bf16",
         fp16=precision == "fp16",
-        gradient_checkpointing=checkpointing,
+        **{_checkpointing_argument(trl.GRPOConfig): checkpointing},
         deepspeed=cfg.deepspeed or None,
         model_init_kwargs={"attn_implementation": cfg.attn_implementation} if cfg.attn_implementation else None,
         save_strategy="steps" if cfg.save_every > 0 else "no",
         save_steps=max(cfg.save_every, 1),
         save_total_limit=cfg.save_total_limit,
         logging_steps=cfg.log_every,
-        report_to="none",
+        report_to=cfg.trackers or "none",
         beta=cfg.beta,
         epsilon=cfg.epsilon,
         loss_type=cfg.loss_type,
@@ -306,8 +328,16 @@ def trl_config(cfg: GRPOConfig, checkpoints: Path):
         vllm_gpu_memory_utilization=cfg.vllm_gpu_memory_utilization,
         vllm_importance_sampling_correction=False,  # no sampling log-probs for the re-tokenised sequences
         remove_unused_columns=False,
-        **vllm_server,
+        **(vllm if cfg.use_vllm else {}),
     )
+
+
+def _checkpointing_argument(config_class) -> str:
+    """transformers 5.x renamed ``gradient_checkpointing`` (the old name goes in 6)."""
+    import dataclasses
+
+    names = {f.name for f in dataclasses.fields(config_class)}
+    return "activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing"
 
 
 def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) -> Path:
@@ -316,6 +346,7 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
     from datasets import Dataset
     from trl import GRPOTrainer
 
+    from agentenv.controller.hf_agent import stop_token_ids
     from agentenv.trainer.engine import release
 
     out = Path(cfg.output_dir)
@@ -337,7 +368,7 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
         trainer = GRPOTrainer(
             model=cfg.model,
             reward_funcs=[env_reward_function(env) for env in envs],
-            args=trl_config(cfg, checkpoints),
+            args=trl_config(cfg, checkpoints, stop_token_ids(tokenizer)),
             train_dataset=Dataset.from_dict({"prompt": tasks}),
             processing_class=tokenizer,
             rollout_func=EpisodeRollouts(cfg, envs, tokenizer),
