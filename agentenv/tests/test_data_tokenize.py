@@ -69,9 +69,23 @@ def trained_runs(labels: list[int]) -> list[tuple[int, int]]:
     return runs
 
 
+# Phi-3's: EOS closes the rendered conversation (not a turn), so no render is a prefix of the next one's
+PHI3_TEMPLATE = (
+    "{% for m in messages %}{{ '<|' + m['role'] + '|>\n' + m['content'] + '<|end|>\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% else %}{{ eos_token }}{% endif %}"
+)
+# DeepSeek-R1's (distilled models): the generation prompt opens more than the assistant header
+R1_TEMPLATE = (
+    "{% for m in messages %}{% if m['role'] == 'user' %}{{ '<|User|>' + m['content'] }}"
+    "{% else %}{{ '<|Assistant|>' + m['content'] + '<|end_of_sentence|>' }}{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|Assistant|><think>\n' }}{% endif %}"
+)
+
 # (tokenizer factory, template, what a trained turn's text looks like once rendered)
 CASES = {
     "model-own": (tiny_tokenizer, OWN_TEMPLATE, lambda tok, v: v + "</s>"),
+    "phi3": (tiny_tokenizer, PHI3_TEMPLATE, lambda tok, v: v + "<|end|>"),
+    "deepseek-r1": (tiny_tokenizer, R1_TEMPLATE, lambda tok, v: v + "<|end_of_sentence|>"),
     "chatml": (tiny_tokenizer, "chatml", lambda tok, v: v + "<|im_end|>"),
     "llama2": (tiny_tokenizer, "llama2", lambda tok, v: " " + v + " " + tok.eos_token),
     "llama2-sentencepiece": (sentencepiece_like_tokenizer, "llama2", lambda tok, v: " " + v + " </s>"),
@@ -149,6 +163,36 @@ def test_focus_labels_cover_the_action_lines_of_the_trained_turns(case):
     assert [r.strip() for r in runs] == ["move up", "move down", "move left"]  # the last: no "Action:"
     assert all(f in (label, IGNORE_INDEX) for f, label in zip(enc.focus_labels, enc.labels, strict=True))
     assert whole.focus_labels is None
+
+
+def test_a_first_turn_that_trains_starts_at_its_content():
+    """A conversation that opens with a reply (a pairs file without a prompt): what the template writes
+    before it (a default system prompt, the role header) is not trained."""
+    tok = tiny_tokenizer()
+    tok.chat_template = (  # Qwen2.5-like: a default system prompt when the conversation has none
+        "{% if messages[0]['role'] != 'system' %}<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
+        "{% endif %}" + CHATML_TEMPLATE
+    )
+    enc = encode_conversation(tok, [Turn("gpt", "Action:\nmove up", True), Turn("human", "Moved.", None)])
+    assert tok.decode([label for label in enc.labels if label != IGNORE_INDEX]) == "Action:\nmove up<|im_end|>"
+
+
+def test_a_dataset_whose_first_batch_is_all_dropped_tokenizes():
+    """Rows of a dropped conversation are empty lists: a first map batch of only those typed the columns as
+    lists of nulls, and the next batch's ids failed to cast."""
+    from agentenv.data.dataset import trajectories_to_dataset
+
+    def trajectory(i, words):
+        t = Trajectory.start("maze", i, "You are an agent in a maze. " * words)
+        t.add_observation("Your position is 3, 4.")
+        t.add_reply("Action:\nmove up")
+        return t
+
+    tok = tiny_tokenizer()
+    set_chat_template(tok, "chatml")
+    dataset = trajectories_to_dataset([trajectory(i, 60) for i in range(1000)] + [trajectory(i, 1) for i in range(5)])
+    tokenized, stats = tokenize_dataset(dataset, tok, max_length=128)
+    assert (stats.kept, stats.dropped, len(tokenized)) == (5, 1000, 5)
 
 
 def test_headers_and_observations_are_masked():

@@ -9,8 +9,10 @@ template's role headers (``<|im_start|>assistant\\n``).  A trained turn's end-of
 (``<|im_end|>`` / ``</s>``) *is* trained, so the model learns to stop; template whitespace after it is not.
 
 How: the conversation is rendered incrementally.  For turn ``i``, ``render(messages[:i+1])`` must extend
-``render(messages[:i])`` (the template is prefix-stable); the difference is the turn's text, and
-``render(messages[:i], add_generation_prompt=True)`` tells where its role header ends.  That gives
+``render(messages[:i])`` (the template is prefix-stable, but for an EOS it writes after the last turn
+only, as Phi-3's does, which is left out); the difference is the turn's text, and
+``render(messages[:i], add_generation_prompt=True)`` tells where its role header ends (as far as the turn
+repeats it: DeepSeek-R1's prompt also opens ``<think>``), or else the turn's content where it starts.  That gives
 character spans; the whole text is tokenized once with offsets and a token is trained when it starts
 inside a trained span.
 
@@ -22,6 +24,7 @@ does not fit is dropped.  Both are counted (:class:`EncodeStats`) and reported w
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -118,30 +121,36 @@ def render_with_spans(tokenizer, turns: Sequence[Turn]) -> tuple[str, list[tuple
 
 
 def _render_spans(
-    tokenizer, turns: Sequence[Turn], focus: re.Pattern | None = None
+    tokenizer, turns: Sequence[Turn], focus: re.Pattern | None = None, closing: str = ""
 ) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]], list[int]]:
     """:func:`render_with_spans`, and with ``focus`` the trained spans narrowed (third item): each to the
     part of the turn's content after the pattern's last match, without the end-of-turn marker (the whole
-    content where nothing matches)."""
+    content where nothing matches).  ``closing``: what the template writes after the last turn only (Phi-3's
+    EOS), left out of every render."""
     messages = to_messages(turns)
     spans: list[tuple[int, int]] = []
     focused: list[tuple[int, int]] = []
     ends: list[int] = []
     previous = ""
     for i, turn in enumerate(turns):
-        text = _render(tokenizer, messages[: i + 1])
+        text = _render(tokenizer, messages[: i + 1]).removesuffix(closing)
         if not text.startswith(previous):
+            eos = tokenizer.eos_token or ""
+            if not closing and eos and previous.endswith(eos) and text.startswith(previous.removesuffix(eos)):
+                return _render_spans(tokenizer, turns, focus, closing=eos)  # EOS closes the conversation only
             raise TemplateError(
                 f"the chat template is not prefix-stable: rendering turn {i} changes the text of earlier turns; "
                 "train with template 'chatml' or 'llama2', or a template that renders past turns unchanged"
             )
         if turn.trains():
             start = len(previous)
-            if turn.role == "gpt":
-                header = _render(tokenizer, messages[:i], generation_prompt=True) if i else ""
-                if len(header) >= start and text.startswith(header):
-                    start = len(header)  # skip the role header the generation prompt already holds
-            else:  # a flagged observation: no generation prompt holds its header, so start at its content
+            header = _render(tokenizer, messages[:i], generation_prompt=True) if turn.role == "gpt" and i else ""
+            # the role header the generation prompt holds: the part of it the turn's text repeats (a prompt may
+            # open more than the header, as DeepSeek-R1's "<think>\n")
+            repeated = os.path.commonprefix([header[start:], text[start:]]) if text.startswith(header[:start]) else ""
+            if repeated:
+                start += len(repeated)
+            else:  # no generation prompt holds its header (a first turn, a flagged observation): the content
                 content = text.find(turn.value.strip(), start)
                 if content >= 0:
                     # with the spaces before it, which word-initial tokens ("▁Your") carry
@@ -287,8 +296,15 @@ def tokenize_dataset(dataset, tokenizer, max_length: int | None = None, num_proc
             out["keep"].append(enc is not None)
         return out
 
+    from datasets import Features, Sequence, Value
+
+    # typed up front: a batch of dropped conversations alone (empty lists) would make the columns lists of
+    # nulls, into which the next batch's ids do not cast
+    ids = Sequence(Value("int64"))
+    features = Features({"input_ids": ids, "labels": ids, "dropped_turns": Value("int64"), "keep": Value("bool")})
     tokenized = dataset.map(
-        encode_batch, batched=True, num_proc=num_proc, remove_columns=dataset.column_names, desc="tokenizing"
+        encode_batch, batched=True, num_proc=num_proc, remove_columns=dataset.column_names, features=features,
+        desc="tokenizing",
     )
     stats = EncodeStats(conversations=len(tokenized))
     keep = tokenized["keep"]
