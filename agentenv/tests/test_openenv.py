@@ -81,6 +81,27 @@ def test_malformed_socket_messages_are_error_frames_and_the_session_goes_on():
         assert json.loads(socket.receive_text())["data"]["observation"]["data_idx"] == 18
 
 
+def test_frames_carry_metadata_beside_the_observation_and_close_is_a_normal_close():
+    """As OpenEnv's serialize_observation: a step's metadata also at the frame's top level; ``close`` ends the
+    socket with a close frame (code 1000), not a dropped connection."""
+    import json
+
+    connect = pytest.importorskip("websockets.sync.client").connect  # what OpenEnv's client uses
+    from websockets.exceptions import ConnectionClosed, ConnectionClosedOK
+
+    with running_server(env_class("maze")) as url, connect(f"{url.replace('http', 'ws')}/maze/openenv/ws") as socket:
+        socket.send(json.dumps({"type": "reset", "data": {"data_idx": 18}}))
+        socket.recv(timeout=10)
+        socket.send(json.dumps({"type": "step", "data": {"action": "move up"}}))
+        step = json.loads(socket.recv(timeout=10))["data"]
+        assert step["metadata"] and step["metadata"] == step["observation"]["metadata"]
+        socket.send(json.dumps({"type": "close"}))
+        with pytest.raises(ConnectionClosed) as closed:
+            socket.recv(timeout=10)
+        assert isinstance(closed.value, ConnectionClosedOK) and closed.value.rcvd.code == 1000
+        assert httpx.get(f"{url}/maze/info").json()["live_sessions"] == 0
+
+
 def test_a_full_server_and_a_token_refuse_openenv_clients_as_they_refuse_others():
     with running_server(env_class("maze"), max_sessions=1) as url:
         with GenericEnvClient(base_url=f"{url}/maze/openenv").sync() as first:

@@ -172,7 +172,10 @@ class OpenEnvSession:
             task_type=self.task_type,
             metadata=answer.info,
         )
-        return {"observation": observation.model_dump(exclude={"reward", "done"}), "reward": answer.reward, "done": answer.done}
+        result = {"observation": observation.model_dump(exclude={"reward", "done"}), "reward": answer.reward, "done": answer.done}
+        if answer.info:  # OpenEnv also puts the metadata beside the observation, for clients of the raw frames
+            result["metadata"] = answer.info
+        return result
 
     def state(self) -> dict[str, Any]:
         session = self.pool.get(self.slot.id).session
@@ -277,6 +280,7 @@ async def serve(socket: WebSocket, episode: OpenEnvSession) -> None:
         kind, data = message.get("type"), message.get("data") or {}
         try:
             if kind == "close":
+                await socket.close()  # a normal close frame, as OpenEnv's server sends
                 return
             if kind == "reset":
                 answer = frame("observation", await episode.reset(data))
