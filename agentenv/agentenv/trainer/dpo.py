@@ -428,8 +428,12 @@ def train_dpo(cfg: DPOConfig) -> Path:
             accelerator.print(f"dropped {dropped}/{len(pairs)} pairs with no trained turn within max_length")
         collate = PairCollator(tokenizer.pad_token_id)
         saved = out / REFERENCE_FILE
-        if not cfg.resume and accelerator.is_main_process:
-            saved.unlink(missing_ok=True)  # starting over: an earlier run's values may be for other pairs
+        if not cfg.resume:
+            if accelerator.is_main_process:
+                saved.unlink(missing_ok=True)  # starting over: an earlier run's values may be for other pairs
+            # before any process reads it: one that still found it would skip the reference pass the others
+            # run, and their collective calls would wait for it forever
+            accelerator.wait_for_everyone()
         keys = [reference_key(e, cfg.model) for e in examples]
         use_saved_reference(saved, examples, keys)
         need_reference = any(e["ref_chosen"] is None or e["ref_rejected"] is None for e in examples)
