@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from agentenv.cli import HelpWithDefaults, ListOption, temperature, whole_number
-from agentenv.controller.commands import one_line_errors
+from agentenv.controller.commands import add_agent_options, agent_options, one_line_errors
 from agentenv.controller.stats import average_rate_interval, bootstrap_mean, bootstrap_mean_of_means, wilson
 from agentenv.controller.suites import DEFAULT_SUITE
 
@@ -139,11 +139,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-rounds", type=_positive_int, help="rounds per episode (default: each env's own)")
     p.add_argument("--temperature", type=temperature, default=0.0, help="sampling temperature of the agent (0: greedy)")
     p.add_argument("--seed", type=int, default=0, help="seeds the sampling (each episode's seed derives from it)")
-    p.add_argument("--max-new-tokens", type=_positive_int, default=512, help="reply token limit (hf, openai)")
-    p.add_argument("--batch-size", type=_positive_int, help="generation batch (hf; default: --concurrency)")
-    p.add_argument("--device", help="torch device (hf; default: cuda when available, else cpu)")
-    p.add_argument("--api-key", help="API key (openai; default: $OPENAI_API_KEY)")
-    p.add_argument("--max-retries", type=whole_number(0), default=5, help="tries again of a failed model request (openai)")
+    add_agent_options(p)
     p.add_argument("--no-progress", action="store_true", help="no live progress bar (for logs)")
     p.set_defaults(func=run_bench)
 
@@ -177,11 +173,7 @@ def run_bench(args: argparse.Namespace) -> int:
                     raise
                 print(f"warning: {exc}; left out", file=sys.stderr)
         tasks = [EvalTask(env, getattr(sources[env], "base_urls", []), i) for env, i in _interleaved(per_env)]
-        agent = stack.enter_context(agent_from_spec(
-            args.agent, max_new_tokens=args.max_new_tokens, max_tokens=args.max_new_tokens,
-            batch_size=args.batch_size or args.concurrency, concurrency=args.concurrency, api_key=args.api_key,
-            device=args.device, temperature=args.temperature, seed=args.seed, max_retries=args.max_retries,
-        ))
+        agent = stack.enter_context(agent_from_spec(args.agent, **agent_options(args)))
         out.mkdir(parents=True, exist_ok=True)
         try:
             report = evaluate(agent, tasks, results, concurrency=args.concurrency, max_rounds=args.max_rounds,

@@ -372,3 +372,15 @@ def test_content_parts_are_joined():
 def test_base_url_forms(base, url):
     with OpenAIAgent("tiny", base) as agent:
         assert agent.url == url
+
+
+def test_eval_request_timeout_reaches_the_agent(tmp_path):
+    """A slow server (a CPU llama.cpp writing a long reply) needs more than the default 120 s per request;
+    --request-timeout sets it.  Here a short one against a slow server: the run stops with one line."""
+    from agentenv.cli import main
+
+    fake = FakeModelServer(delay_s=2.0)
+    with serving(fake.app) as url, pytest.raises(SystemExit, match="gave up after 1 attempts; last: ReadTimeout"):
+        main(["eval", "--agent", f"openai:tiny@{url}/v1", "--env", "maze", "--local", "--indices", "18",
+              "--out", str(tmp_path / "out.jsonl"), "--request-timeout", "0.3", "--max-retries", "0"])
+    assert len(fake.requests) == 1

@@ -23,7 +23,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from agentenv.cli import HelpWithDefaults, ListOption, temperature, whole_number
+from agentenv.cli import HelpWithDefaults, ListOption, seconds, temperature, whole_number
 from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
 from agentenv.protocol import EnvError, ServerUnreachable, Unauthorized
 
@@ -40,12 +40,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0,
                    help="seeds the sampling (each episode's seed derives from it, its task and sample) and --sample")
     p.add_argument("--samples", type=_positive_int, default=1, help="episodes per task")
-    p.add_argument("--max-new-tokens", type=_positive_int, default=512, help="reply token limit (hf, openai)")
-    p.add_argument("--batch-size", type=_positive_int, help="generation batch (hf; default: --concurrency)")
-    p.add_argument("--device", help="torch device (hf; default: cuda when available, else cpu)")
-    p.add_argument("--api-key", help="API key (openai; default: $OPENAI_API_KEY)")
-    p.add_argument("--max-retries", type=whole_number(0), default=5,
-                   help="tries again of a failed model request, with backoff (openai)")
+    add_agent_options(p)
     p.set_defaults(func=run_eval)
 
     p = sub.add_parser("collect", help="collect expert trajectories (resumable)",
@@ -158,6 +153,34 @@ def _resume_hint(args: argparse.Namespace) -> str:
     return f"{len(finished)} episodes are finished in {out}; rerun the same command to resume"
 
 
+def add_agent_options(p: argparse.ArgumentParser) -> None:
+    """How the agent of ``--agent`` generates (eval, bench); :func:`agent_options` reads them."""
+    p.add_argument("--max-new-tokens", type=_positive_int, default=512, help="reply token limit (hf, openai)")
+    p.add_argument("--batch-size", type=_positive_int, help="generation batch (hf; default: --concurrency)")
+    p.add_argument("--device", help="torch device (hf; default: cuda when available, else cpu)")
+    p.add_argument("--api-key", help="API key (openai; default: $OPENAI_API_KEY)")
+    p.add_argument("--max-retries", type=whole_number(0), default=5,
+                   help="tries again of a failed model request, with backoff (openai)")
+    p.add_argument("--request-timeout", type=seconds, default=120.0,
+                   help="seconds one model request may take, a whole reply (openai; a slow server needs more)")
+
+
+def agent_options(args: argparse.Namespace) -> dict:
+    """The options of :func:`agent_from_spec` from the command line (each agent takes those it knows)."""
+    return {
+        "max_new_tokens": args.max_new_tokens,
+        "max_tokens": args.max_new_tokens,
+        "batch_size": args.batch_size or args.concurrency,
+        "concurrency": args.concurrency,
+        "api_key": args.api_key,
+        "device": args.device,
+        "temperature": args.temperature,
+        "seed": args.seed,
+        "max_retries": args.max_retries,
+        "timeout": args.request_timeout,
+    }
+
+
 @one_line_errors()
 def run_eval(args: argparse.Namespace) -> int:
     from agentenv.controller.agents import agent_from_spec
@@ -166,18 +189,7 @@ def run_eval(args: argparse.Namespace) -> int:
     sources = env_sources(args.env, args)
     try:
         tasks = _tasks(sources, args)
-        agent = agent_from_spec(
-            args.agent,
-            max_new_tokens=args.max_new_tokens,
-            max_tokens=args.max_new_tokens,
-            batch_size=args.batch_size or args.concurrency,
-            concurrency=args.concurrency,
-            api_key=args.api_key,
-            device=args.device,
-            temperature=args.temperature,
-            seed=args.seed,
-            max_retries=args.max_retries,
-        )
+        agent = agent_from_spec(args.agent, **agent_options(args))
         with agent:
             return _finish(
                 args,
