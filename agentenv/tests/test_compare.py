@@ -25,12 +25,24 @@ def test_the_difference_and_its_interval_are_over_the_shared_tasks(tmp_path):
     row = paired_difference.paired_difference(
         paired_difference.successes(base), paired_difference.successes(other)
     )
-    # per-task differences over t1..t4 (x is not shared): 0, +1, +1, -1 -> mean 1/4, sample sd sqrt(11/12)
-    half = 1.96 * math.sqrt(11 / 12) / 2
+    # per-task differences over t1..t4 (x is not shared): 0, +1, +1, -1 -> 1/4; Agresti-Min: a half added to
+    # each cell (1.5 only base, 2.5 only other, 6 tasks): centre 1/6, variance (4 - 1/6) / 36
+    half = 1.959963984540054 * math.sqrt(4 - 1 / 6) / 6
     assert row["tasks"] == 4 and (row["base"], row["other"]) == (0.5, 0.75)
     assert (row["only_base"], row["only_other"]) == (1, 2)
     assert row["difference"] == pytest.approx(0.25)
-    assert (row["low"], row["high"]) == (pytest.approx(0.25 - half), pytest.approx(0.25 + half))
+    assert (row["low"], row["high"]) == (pytest.approx(1 / 6 - half), pytest.approx(1 / 6 + half))
+
+
+def test_the_interval_is_not_empty_when_the_agents_agree_and_stays_within_100_points():
+    """The plain normal interval (sd / sqrt(n)) was 0 .. 0 when the agents agreed on every task, and went
+    past +100% when one solved most of a few tasks the other did not."""
+    from agentenv.controller.compare import paired_difference
+
+    same = paired_difference({f"t{i}": i % 2 == 0 for i in range(100)}, {f"t{i}": i % 2 == 0 for i in range(100)})
+    assert same["difference"] == 0 and same["low"] < -0.01 and same["high"] > 0.01
+    apart = paired_difference({f"t{i}": False for i in range(10)}, {f"t{i}": i < 8 for i in range(10)})
+    assert apart["difference"] == pytest.approx(0.8) and 0 < apart["low"] < apart["high"] <= 1.0
 
 
 def test_a_task_played_twice_or_a_missing_file_is_refused(tmp_path):

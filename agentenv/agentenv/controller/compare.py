@@ -4,8 +4,9 @@
 
 Each pair of episode files (the evaluator's AgentTraj JSONL, greedy, one episode per task) holds two
 agents' episodes on the same tasks.  Per pair, and per env within it, it prints both success rates, the
-tasks only one of them solved, and the difference with its 95% interval over tasks (paired: the per-task
-differences' standard error, ``sd / sqrt(n)``).  The interval says how far the difference could move on
+tasks only one of them solved, and the difference with its 95% interval over tasks (paired: Agresti and
+Min's interval from the tasks only one agent solved, :func:`~agentenv.controller.stats.paired_difference_interval`;
+``all`` pools the tasks of every env, where ``bench``'s average weighs each env the same).  The interval says how far the difference could move on
 another draw of tasks of the same kind; it says nothing about another training seed, which is what an
 experiment's spread over seeds measures.
 """
@@ -13,7 +14,6 @@ experiment's spread over seeds measures.
 from __future__ import annotations
 
 import collections
-import math
 import os
 import statistics
 from pathlib import Path
@@ -21,6 +21,7 @@ from pathlib import Path
 from rich.table import Table
 
 from agentenv.controller.report import table_console
+from agentenv.controller.stats import paired_difference_interval
 from agentenv.data.trajectory import read_jsonl
 
 
@@ -44,17 +45,16 @@ def paired_difference(base: dict[str, bool], other: dict[str, bool]) -> dict[str
     if len(tasks) < 2:
         raise ValueError(f"the two files share {len(tasks)} task(s); a difference's interval needs 2 or more")
     diffs = [int(other[t]) - int(base[t]) for t in tasks]
-    half = 1.96 * statistics.stdev(diffs) / math.sqrt(len(diffs))
-    mean = statistics.mean(diffs)
+    low, high = paired_difference_interval(diffs.count(-1), diffs.count(1), len(diffs))
     return {
         "tasks": len(tasks),
         "base": statistics.mean(int(base[t]) for t in tasks),
         "other": statistics.mean(int(other[t]) for t in tasks),
         "only_base": diffs.count(-1),
         "only_other": diffs.count(1),
-        "difference": mean,
-        "low": mean - half,
-        "high": mean + half,
+        "difference": statistics.mean(diffs),
+        "low": low,
+        "high": high,
     }
 
 
@@ -100,7 +100,7 @@ def tasks_by_env(episodes: dict[str, bool]) -> str:
 
 def print_table(rows: list[dict[str, object]]) -> None:
     label = short_names([Path(f) for row in rows for f in (row["base_file"], row["other_file"])])
-    table = Table(title="other - base, paired over tasks")
+    table = Table(title="other - base, paired over tasks (all: every env's tasks pooled)")
     for column in ("other", "base", "env", "tasks", "base %", "other %", "only base", "only other", "difference",
                    "95% interval"):
         table.add_column(column, justify="right")

@@ -32,9 +32,9 @@ def wilson(successes: int, n: int, z: float = Z_95) -> tuple[float, float]:
 
 def average_rate_interval(counts: Sequence[tuple[int, int]], z: float = Z_95) -> tuple[float, float]:
     """An interval for the average of several success rates (``(successes, n)`` per env, each env weighing
-    the same): the average plus or minus ``z`` standard errors, each env's variance taken at its
-    Agresti-Coull estimate ``(x + z²/2) / (n + z²)`` as Wilson's interval does, so that envs at 0% or 100%
-    still count as uncertain; clipped to 0-1."""
+    the same): the average plus or minus ``z`` standard errors, each env's variance ``p(1 - p) / n`` taken at
+    its Agresti-Coull estimate ``p = (x + z²/2) / (n + z²)``, so that envs at 0% or 100% still count as
+    uncertain; clipped to 0-1."""
     counts = [(x, n) for x, n in counts if n > 0]
     if not counts:
         return 0.0, 1.0
@@ -42,9 +42,22 @@ def average_rate_interval(counts: Sequence[tuple[int, int]], z: float = Z_95) ->
     variance = 0.0
     for x, n in counts:
         adjusted = (x + z * z / 2) / (n + z * z)
-        variance += adjusted * (1 - adjusted) / (n + z * z)
+        variance += adjusted * (1 - adjusted) / n
     half = z * math.sqrt(variance) / len(counts)
     return max(0.0, mean - half), min(1.0, mean + half)
+
+
+def paired_difference_interval(only_base: int, only_other: int, n: int, z: float = Z_95) -> tuple[float, float]:
+    """An interval for the difference of two success rates measured on the same ``n`` tasks, from the tasks
+    only one of them solved: Agresti and Min's (2005), the normal interval after adding one half to each
+    cell of the 2x2 table.  Unlike the plain one (``sd / sqrt(n)`` of the per-task differences) it is not
+    empty when the two agree on every task, keeps its coverage when few tasks differ, and stays in -1..1."""
+    if n <= 0:
+        return -1.0, 1.0
+    b, c, m = only_base + 0.5, only_other + 0.5, n + 2
+    centre = (c - b) / m
+    half = z * math.sqrt(max(0.0, (b + c) - (c - b) ** 2 / m)) / m
+    return max(-1.0, centre - half), min(1.0, centre + half)
 
 
 def bootstrap_mean(values: Sequence[float], *, resamples: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
