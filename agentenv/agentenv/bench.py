@@ -23,6 +23,7 @@ It sits beside the CLI rather than in ``controller/`` because it starts servers:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import re
@@ -45,28 +46,31 @@ AVERAGE = "average"
 
 @dataclass
 class BenchRow:
-    """One line of the table: an env, or the average over envs (``env == "average"``)."""
+    """One line of the table: an env, or the average over envs (``env == "average"``; ``"average of k of K
+    envs"`` when some env has no episode)."""
 
     env: str
     n: int
-    success: float
-    success_low: float
-    success_high: float
-    score: float  # mean normalised score, 0-1
-    score_low: float
-    score_high: float
-    rounds: float  # mean rounds per episode
+    # the figures are None in the row of an env with no episode (each ended on an environment error)
+    success: float | None
+    success_low: float | None
+    success_high: float | None
+    score: float | None  # mean normalised score, 0-1
+    score_low: float | None
+    score_high: float | None
+    rounds: float | None  # mean rounds per episode
     tokens: int | None  # reply tokens generated (None: the agent generates none, like the expert)
-    episode_s: float  # mean wall seconds per episode
+    episode_s: float | None  # mean wall seconds per episode
 
 
 def bench_rows(episodes: dict[str, list[dict[str, Any]]], reward_ranges: dict[str, list[float]], seed: int = 0) -> list[BenchRow]:
     """The table from each env's episodes (AgentTraj records): a row per env, then the average."""
     from agentenv.controller.report import normalised
 
-    rows, wins, scores = [], {}, {}
+    rows, wins, scores, empty = [], {}, {}, []
     for env, eps in episodes.items():
-        if not eps:
+        if not eps:  # every episode ended on an env error: said in the table, and left out of the average
+            empty.append(BenchRow(env, 0, *[None] * 6, rounds=None, tokens=None, episode_s=None))
             continue
         wins[env] = [float(bool(e["success"])) for e in eps]
         scores[env] = [normalised(float(e["reward"]), reward_ranges.get(env, (0.0, 1.0))) for e in eps]
@@ -82,20 +86,25 @@ def bench_rows(episodes: dict[str, list[dict[str, Any]]], reward_ranges: dict[st
     if rows:
         mean = lambda values: sum(values) / len(values)  # noqa: E731
         tokens = [r.tokens for r in rows if r.tokens is not None]
+        label = AVERAGE if not empty else f"{AVERAGE} of {len(rows)} of {len(episodes)} envs"
+        rows = rows + empty
+        played = [r for r in rows if r.n]
         rows.append(BenchRow(
-            AVERAGE, sum(r.n for r in rows), mean([r.success for r in rows]),
-            *average_rate_interval([(int(sum(w)), len(w)) for w in wins.values()]), mean([r.score for r in rows]),
+            label, sum(r.n for r in played), mean([r.success for r in played]),
+            *average_rate_interval([(int(sum(w)), len(w)) for w in wins.values()]), mean([r.score for r in played]),
             *bootstrap_mean_of_means(list(scores.values()), seed=seed),
-            rounds=mean([r.rounds for r in rows]), tokens=sum(tokens) if tokens else None,
-            episode_s=mean([r.episode_s for r in rows]),
+            rounds=mean([r.rounds for r in played]), tokens=sum(tokens) if tokens else None,
+            episode_s=mean([r.episode_s for r in played]),
         ))
-    return rows
+    return rows or empty
 
 
 COLUMNS = ("env", "n", "success", "95% interval", "score", "95% interval", "rounds", "tokens", "s / episode")
 
 
 def row_cells(r: BenchRow) -> list[str]:
+    if not r.n:
+        return [r.env, "0", *["—"] * (len(COLUMNS) - 2)]
     return [
         r.env, str(r.n), f"{r.success:.1%}", f"{r.success_low:.1%} – {r.success_high:.1%}", f"{r.score:.3f}",
         f"{r.score_low:.3f} – {r.score_high:.3f}", f"{r.rounds:.1f}", "—" if r.tokens is None else f"{r.tokens:,}",
@@ -118,7 +127,7 @@ def print_table(rows: list[BenchRow], title: str) -> None:
     for i, name in enumerate(COLUMNS):
         table.add_column(name, justify="left" if i == 0 else "right")
     for r in rows:
-        table.add_row(*row_cells(r), style="bold" if r.env == AVERAGE else None, end_section=r is rows[-2])
+        table.add_row(*row_cells(r), style="bold" if r.env.startswith(AVERAGE) else None, end_section=r is rows[-2])
     table_console().print(table)
 
 
@@ -144,6 +153,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_bench)
 
 
+def default_out(suite: str, agent: str) -> Path:
+    """``runs/bench/<suite>_<agent>``, the agent spec made a file name; a long one is cut and ends in a hash of
+    the whole (two checkpoints of one long run folder would share their first 60 characters)."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", agent)
+    if len(name) > 60:
+        name = f"{name[:51]}_{hashlib.sha256(agent.encode()).hexdigest()[:8]}"
+    return Path("runs/bench") / f"{suite}_{name}"
+
+
 def _servers_hint(args: argparse.Namespace) -> str:
     return "is that server up? (without --url, bench starts the servers itself; finished episodes are kept: rerun to resume)"
 
@@ -159,7 +177,7 @@ def run_bench(args: argparse.Namespace) -> int:
     check_agent_spec(args.agent)  # before the servers start: that takes a while
     suite = load_suite(args.suite)
     envs = args.env or installed_envs()
-    out = args.out or Path("runs/bench") / f"{suite['name']}_{re.sub(r'[^A-Za-z0-9._-]+', '_', args.agent)[:60]}"
+    out = args.out or default_out(suite["name"], args.agent)
     results = out / "results.jsonl"
     started = time.monotonic()
     with ExitStack() as stack:

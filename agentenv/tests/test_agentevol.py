@@ -20,6 +20,7 @@ from agentenv.trainer.agentevol import (
     select_explored,
 )
 from agentenv.trainer.best_of_n import best_of_n
+from agentenv.trainer.best_of_n import markdown as best_of_n_markdown
 from agentenv.trainer.eto import ETO, ETOConfig, build_pairs, run_eto
 from agentenv.trainer.rft import RFT, RFTConfig
 
@@ -254,6 +255,12 @@ def test_best_of_n_counts_a_task_when_any_sample_succeeds():
     assert rows["toy"].best_of_n_score == pytest.approx(0.75)
     assert rows["sciworld"].best_of_n_score == 1.0
     assert rows["all"].tasks == 3 and rows["all"].best_of_n_success == pytest.approx(2 / 3)
+    # a task whose other episodes ended on env errors had fewer tries: left out of best-of-N, and said so
+    episodes.append(traj("toy", 3, 0.0, sample=0))
+    rows = {r.env: r for r in best_of_n(episodes, {"toy": (0, 1), "sciworld": (0, 100)}, n=2)}
+    assert (rows["toy"].tasks, rows["toy"].incomplete, rows["all"].incomplete) == (2, 1, 1)
+    assert rows["toy"].best_of_n_success == 0.5
+    assert "1 task(s) with fewer than 2 episodes" in best_of_n_markdown(list(rows.values()), 2)
 
 
 # --- end to end -----------------------------------------------------------------------------------------

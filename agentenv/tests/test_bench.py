@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import psutil
 import pytest
 
-from agentenv.bench import AVERAGE, bench_rows
+from agentenv.bench import AVERAGE, bench_rows, markdown, row_cells
 from agentenv.cli import main
 from agentenv.controller.sources import LocalEnv
 from agentenv.controller.stats import average_rate_interval, bootstrap_mean, bootstrap_mean_of_means, wilson
@@ -78,6 +78,11 @@ def test_bench_rows_per_env_and_their_average():
     assert (maze.success_low, maze.success_high) == wilson(1, 2)
     assert (wordle.score, wordle.score_low, wordle.score_high) == (1.0, 1.0, 1.0)  # normalised by the range
     assert average.env == AVERAGE and average.n == 5 and average.success == 0.75 and average.tokens == 55
+    # an env whose every episode ended on an env error: a row that says so, and an average that says over what
+    rows = bench_rows({"maze": [episode("maze", True, 1.0, 4)], "sciworld": []}, {"maze": [0.0, 1.0]})
+    assert [(r.env, r.n) for r in rows] == [("maze", 1), ("sciworld", 0), ("average of 1 of 2 envs", 1)]
+    assert row_cells(rows[1])[2:] == ["—"] * 7 and rows[2].success == 1.0
+    assert "| sciworld | 0 | —" in markdown(rows, "t")
 
 
 def test_the_shipped_suite_covers_every_installed_env_and_draws_new_ones_by_rule():
@@ -172,3 +177,15 @@ def test_env_table_rewrites_the_readme_table_between_its_markers(tmp_path):
     assert "| [maze](docs/envs/maze.md) | 26 | 26 | 100.0% | 87.1% – 100.0% | 1.000 |" in text
     assert "| **average over envs** |  | 26 | 100.0% |" in text
     assert subprocess.run([*script, "--check"], capture_output=True).returncode == 0
+
+
+def test_long_agent_specs_get_folders_of_their_own():
+    """Cut at 60 characters, two checkpoints of one long run folder shared a results folder, and the second
+    model's table was the first one's episodes."""
+    from agentenv.bench import default_out
+
+    run = "hf:runs/grpo/babyai_qwen2.5-7b_lr1e-5_beta0.04_steps2000/checkpoint-"
+    first, second = default_out("v1", run + "500"), default_out("v1", run + "1000")
+    assert first != second and len(first.name) == len(second.name) == len("v1_") + 60
+    assert default_out("v1", "expert") == Path("runs/bench/v1_expert")
+

@@ -204,12 +204,22 @@ def test_samples_per_task_and_per_episode_seeds(tmp_path):
     assert sorted(again.seen) == sorted(agent.seen)  # ... the same in every run
 
 
-def test_reopening_a_run_with_other_settings_warns_except_the_seed_of_a_greedy_run(tmp_path, capsys):
+def test_resuming_a_file_of_episodes_played_otherwise_is_refused(tmp_path):
+    """Its episodes would be reported under the new run's settings (an earlier run only warned, then
+    recorded the new settings as the file's).  The seed of a greedy run changes nothing; the agent's URL (a
+    server restarted elsewhere) neither; a file with no episode of these tasks is no resume."""
     out = tmp_path / "run.jsonl"
-    for temperature, seed in ((0.0, 1), (0.0, 2), (0.7, 2), (0.7, 3)):
-        evaluate(Counter(), tasks([0]), out, temperature=temperature, seed=seed, sources=LOCAL, progress=False)
-    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
-    assert [w.split(" with ")[1] for w in warnings] == ["temperature=0.0, now 0.7", "seed=2, now 3"]
+    evaluate(Counter(), tasks([0]), out, temperature=0.0, seed=1, sources=LOCAL, progress=False)
+    evaluate(Counter(), tasks([0]), out, temperature=0.0, seed=2, sources=LOCAL, progress=False)
+    with pytest.raises(ValueError, match=r"holds 1 finished episodes of a run with temperature 0.0 \(now 0.7\)"):
+        evaluate(Counter(), tasks([0]), out, temperature=0.7, seed=2, sources=LOCAL, progress=False)
+    with pytest.raises(ValueError, match=r"max rounds 6 for guess \(now 3\)"):
+        evaluate(Counter(), tasks([0]), out, max_rounds=3, sources=LOCAL, progress=False)
+    with pytest.raises(ValueError, match="agent"):
+        evaluate(ExpertAgent(), tasks([0]), out, sources=LOCAL, progress=False)
+    assert len(lines(out)) == 1 and json.loads(out.with_suffix(".meta.json").read_text())["seed"] == 2
+    evaluate(ExpertAgent(), tasks([5]), out, sources=LOCAL, progress=False)  # other tasks: nothing reused
+    assert len(lines(out)) == 2
 
 
 def test_env_errors_are_counted_not_written(tmp_path):

@@ -97,7 +97,7 @@ def evaluate(
             },
         }
         meta_path = out_path.with_suffix(".meta.json")
-        run_record = _record_run_start(meta_path, settings, n_tasks=len(wanted), n_todo=len(todo))
+        run_record = _record_run_start(meta_path, settings, n_tasks=len(wanted), n_todo=len(todo), reused=len(previous))
 
         errors = 0
         successes = sum(t.success for t in previous)
@@ -220,22 +220,48 @@ def latest_episodes(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
     return list(by_key.values())
 
 
-def _record_run_start(meta_path: Path, settings: dict[str, Any], *, n_tasks: int, n_todo: int) -> dict[str, Any]:
+def _record_run_start(
+    meta_path: Path, settings: dict[str, Any], *, n_tasks: int, n_todo: int, reused: int = 0
+) -> dict[str, Any]:
+    """Open this run's record in ``.meta.json``.  A file whose ``reused`` finished episodes were played with
+    other settings (agent, sampling, round limits) is refused: the report would mix them under this run's."""
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    greedy = meta.get("temperature") == 0 and settings["temperature"] == 0  # greedy decoding ignores the seed
-    for name in ("agent", "temperature", "seed", "samples_per_task", "max_rounds"):
-        if name == "seed" and greedy:
-            continue
-        if name in meta and meta[name] != settings[name]:
-            print(
-                f"[agentenv] warning: {meta_path} was started with {name}={meta[name]!r}, now {settings[name]!r}",
-                file=sys.stderr,
-            )
+    changed = changed_settings(meta, settings)
+    if reused and changed:
+        raise ValueError(
+            f"{meta_path.with_suffix('').with_suffix('.jsonl')} holds {reused} finished episodes of a run with "
+            f"{'; '.join(changed)}: resuming would report them as this run's. Give another --out (or remove "
+            "the file and its .meta.json to start over)"
+        )
+    if reused and meta.get("samples_per_task", settings["samples_per_task"]) != settings["samples_per_task"]:
+        print(f"[agentenv] {meta_path}: samples per task {meta['samples_per_task']} -> {settings['samples_per_task']}",
+              file=sys.stderr)
     runs = meta.get("runs", [])
     run = {"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "episodes_requested": n_tasks, "episodes_to_run": n_todo}
     runs.append(run)
     write_json(meta_path, settings | {"runs": runs})
     return run
+
+
+def changed_settings(meta: dict[str, Any], settings: dict[str, Any]) -> list[str]:
+    """What changes the episodes between a results file's recorded settings and a new run's: the agent
+    (but its endpoint's URL), temperature, seed (unless both are greedy) and the round limit of an env both
+    played."""
+    changed = []
+    agent = {k: v for k, v in (meta.get("agent") or {}).items() if k != "url"}
+    now = {k: v for k, v in settings["agent"].items() if k != "url"}
+    if "agent" in meta and agent != now:
+        changed.append(f"agent {agent} (now {now})")
+    for name in ("temperature", "seed"):
+        if name == "seed" and meta.get("temperature") == 0 and settings["temperature"] == 0:
+            continue  # greedy decoding ignores the seed
+        if name in meta and meta[name] != settings[name]:
+            changed.append(f"{name} {meta[name]!r} (now {settings[name]!r})")
+    rounds = meta.get("max_rounds") or {}
+    for env, limit in settings["max_rounds"].items():
+        if env in rounds and rounds[env] != limit:
+            changed.append(f"max rounds {rounds[env]} for {env} (now {limit})")
+    return changed
 
 
 def _record_run_end(

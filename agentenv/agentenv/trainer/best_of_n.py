@@ -54,29 +54,42 @@ class BestOfNRow:
     best_of_n_success: float
     #: mean over tasks of the best normalised score among its episodes
     best_of_n_score: float
+    #: tasks left out for having fewer than N episodes (lost to environment errors; a rerun plays them)
+    incomplete: int = 0
 
 
 def best_of_n(
     trajectories: Iterable[Trajectory],
     reward_ranges: Mapping[str, tuple[float, float] | list[float]] | None = None,
+    n: int | None = None,
 ) -> list[BestOfNRow]:
-    """Aggregate sampled episodes per task: one row per env, sorted, then the overall row (``env="all"``)."""
+    """Aggregate sampled episodes per task: one row per env, sorted, then the overall row (``env="all"``).
+    With ``n``, a task with fewer episodes (the others ended on an environment error) is left out of the
+    figures, which are over N tries, and counted in ``incomplete``."""
     reward_ranges = reward_ranges or {}
     per_task: dict[tuple[str, str], list[Trajectory]] = defaultdict(list)
     for t in trajectories:
         per_task[(t.env, t.item_id)].append(t)
     groups: dict[str, list[list[Trajectory]]] = defaultdict(list)
+    short: dict[str, int] = defaultdict(int)
     for (env, _), samples in per_task.items():
-        groups[env].append(samples)
-        groups["all"].append(samples)
+        for group in (env, "all"):
+            if n is not None and len(samples) < n:
+                short[group] += 1
+            else:
+                groups[group].append(samples)
     rows = []
-    for env in sorted(groups, key=lambda e: (e == "all", e)):
+    for env in sorted(groups.keys() | short.keys(), key=lambda e: (e == "all", e)):
         tasks = groups[env]
         episodes = [t for samples in tasks for t in samples]
+        if not tasks:
+            rows.append(BestOfNRow(env, 0, 0, 0.0, 0.0, 0.0, incomplete=short[env]))
+            continue
         rows.append(
             BestOfNRow(
                 env=env,
                 tasks=len(tasks),
+                incomplete=short[env],
                 samples=len(episodes),
                 sample_success=sum(t.success for t in episodes) / len(episodes),
                 best_of_n_success=sum(any(t.success for t in samples) for samples in tasks) / len(tasks),
@@ -100,6 +113,10 @@ def markdown(rows: list[BestOfNRow], n: int) -> str:
             f"| {r.env} | {r.tasks} | {r.samples} | {100 * r.sample_success:.1f}% | "
             f"{100 * r.best_of_n_success:.1f}% | {r.best_of_n_score:.3f} |"
         )
+    incomplete = rows[-1].incomplete if rows else 0
+    if incomplete:
+        lines.append(f"\n{incomplete} task(s) with fewer than {n} episodes (environment errors) are left out: "
+                     "rerun the same command to play them")
     return "\n".join(lines) + "\n"
 
 
@@ -108,7 +125,7 @@ def run_best_of_n(
 ) -> dict[str, Any]:
     """Run (or resume) the N samples per task and return the summary (also in ``<stem>.best_of_n.json``)."""
     from agentenv.controller.agents import agent_from_spec, check_agent_spec
-    from agentenv.controller.evaluator import EvalTask, evaluate
+    from agentenv.controller.evaluator import EvalTask, evaluate, latest_episodes
     from agentenv.data.trajectory import read_trajectories
 
     if cfg.n < 1:
@@ -147,10 +164,9 @@ def run_best_of_n(
                 sources=envs,
             )
         wanted = {(f"{t.env}_{t.data_idx}", k) for t in tasks for k in range(cfg.n)}
-        latest = {(t.item_id, t.meta.get("sample", 0)): t for t in read_trajectories(cfg.out)}
-        episodes = [t for key, t in latest.items() if key in wanted]
+        episodes = [t for t in latest_episodes(read_trajectories(cfg.out)) if (t.item_id, t.meta.get("sample", 0)) in wanted]
         ranges = {env: src.info()["reward_range"] for env, src in envs.items()}
-        rows = best_of_n(episodes, ranges)
+        rows = best_of_n(episodes, ranges, cfg.n)
     finally:
         close_sources(envs, sources)
     summary = {
