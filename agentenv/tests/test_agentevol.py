@@ -23,6 +23,7 @@ from agentenv.trainer.best_of_n import best_of_n
 from agentenv.trainer.best_of_n import markdown as best_of_n_markdown
 from agentenv.trainer.eto import ETO, ETOConfig, build_pairs, run_eto
 from agentenv.trainer.rft import RFT, RFTConfig
+from agentenv.trainer.staged import tasks_with_data
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -232,10 +233,37 @@ def test_own_best_pairs_each_explored_trajectory_with_the_agents_best_one():
         build_pairs(experts, explored, pair_with="teacher")
 
 
+def test_an_item_id_without_an_index_is_a_value_error():
+    """AgentGym-style ids are <env>_<index>; another form was an IndexError the data selection did not catch."""
+    with pytest.raises(ValueError, match="is not <env>_<index>"):
+        _ = Trajectory("noindex", []).data_idx
+    assert tasks_with_data([Trajectory("noindex", [], env="toy"), traj("toy", 3, 1.0)]) == {"toy": {3}}
+
+
+def test_unscored_experts_take_their_envs_best_score(tmp_path):
+    """AgentGym's expert files carry no reward.  Read as 1, a SciWorld expert (scores 0-100) lost to every
+    failure with partial credit, and the pairs were upside down."""
+    from agentenv.data.dataset import iter_trajectories
+    from agentenv.trainer.eto import scored_experts
+
+    released = traj("sciworld", 7, 0.0, "expert").to_json()
+    del released["reward"], released["success"]
+    (tmp_path / "experts.json").write_text(json.dumps([released]))
+    (read,) = iter_trajectories([str(tmp_path / "experts.json")], unscored_reward=float("inf"))
+    experts = scored_experts([read, traj("toy", 1, 0.5, "expert")], {"sciworld": 100.0, "toy": 1.0})
+    assert [(t.reward, t.success) for t in experts] == [(100.0, True), (0.5, False)]  # a scored one is kept
+    (pair,) = build_pairs(experts, [traj("sciworld", 7, 33.0, "partly")])
+    assert "expert" in pair.chosen[-1].value and (pair.chosen_reward, pair.rejected_reward) == (100.0, 33.0)
+    assert build_pairs(experts, [traj("sciworld", 7, 100.0, "other")]) == []  # a full score ties
+
+
 def test_own_best_pairs_need_several_samples_per_instruction(tmp_path):
     settings = dict(model="m", output_dir=str(tmp_path), expert_data=["e.jsonl"], envs=["toy"], pair_with="own_best")
     with pytest.raises(ValueError, match="samples_per_instruction >= 2"):
         ETOConfig(**settings)  # refused before anything runs
+    with pytest.raises(ValueError, match="explore_temperature > 0"):
+        ETOConfig(**settings, samples_per_instruction=4)  # greedy samples of a task are all the same
+    ETOConfig(**settings, samples_per_instruction=4, explore_temperature=0.7)
     with pytest.raises(ValueError, match="rejected_extra_rounds must not be negative"):
         ETOConfig(**(settings | dict(pair_with="expert", rejected_extra_rounds=-1)))
 

@@ -61,6 +61,9 @@ def test_eto_pairing_rule():
     weaker = trajectory(1, ["move up", "move down"], 0.5)
     flipped = make_pair(weaker, better)  # the explored one wins when its reward is higher
     assert flipped.chosen == better.conversations and flipped.rejected == weaker.conversations
+    # an expert trajectory beaten by an explored one stays whole (ETO cuts only a losing explored one)
+    longer = trajectory(1, ["move up", "move down"] * 8, 0.5)
+    assert make_pair(longer, better).rejected == longer.conversations
     assert cut_rejected([Turn("gpt", "a")], [Turn("human", "x")]) == []
 
 

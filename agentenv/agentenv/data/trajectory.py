@@ -55,7 +55,11 @@ class Trajectory:
 
     @property
     def data_idx(self) -> int:
-        return int(self.item_id.rsplit("_", 1)[1])
+        """The task index of ``<env>_<index>``; ``ValueError`` for an item id of another form."""
+        env, _, index = self.item_id.rpartition("_")
+        if not env:
+            raise ValueError(f"item id {self.item_id!r} is not <env>_<index>")
+        return int(index)
 
     @classmethod
     def start(cls, env: str, data_idx: int, instruction: str, **extra: Any) -> Trajectory:

@@ -160,7 +160,8 @@ def make_pair(
     ``by="success"`` only a success beats a failure (two successes, or two failures, are a tie): where the
     reward also grades successes, as BabyAI's does by speed, a slower success is then no loser.
 
-    ``cut="trajectory"`` (ETO): the winner whole, the loser cut with :func:`cut_rejected`;
+    ``cut="trajectory"`` (ETO): the winner whole, an explored loser cut with :func:`cut_rejected` (an expert
+    one that an explored trajectory beat stays whole, as in ETO);
     ``cut="first_difference"``: both end at their first differing agent turn (:func:`cut_at_first_difference`),
     so the preference falls on the decision where the loser left the winner's path, not on every turn after
     it.  A pair whose sides do not both end on an agent turn with loss is dropped.
@@ -174,7 +175,9 @@ def make_pair(
     if cut == "first_difference":
         chosen, rejected = cut_at_first_difference(chosen, list(lose.conversations))
     else:
-        rejected = cut_rejected(chosen, list(lose.conversations), extra_rounds)
+        rejected = list(lose.conversations)
+        if lose is explored:
+            rejected = cut_rejected(chosen, rejected, extra_rounds)
     if not chosen or chosen[-1].role != "gpt" or not rejected or not any(t.trains() for t in rejected):
         return None
     return PreferencePair(expert.item_id, chosen, rejected, win.reward, lose.reward)

@@ -25,6 +25,8 @@ file supplies the pairing stage and DPO from the previous agent.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -94,18 +96,28 @@ def build_pairs(
     return pairs
 
 
-def check_pair_with(pair_with: str, samples_per_instruction: int | None = None) -> None:
-    """Refuse an unknown ``pair_with``, and own-best pairs from one episode per instruction (no pairs)."""
+def scored_experts(experts: Iterable[Trajectory], best: Mapping[str, float]) -> list[Trajectory]:
+    """Expert trajectories read without a score (an infinite reward) take their env's ``best`` score, on the
+    env's own scale (SciWorld's is 0-100): a demonstration solves its task, and a partly solved failure must
+    not beat it (ETO's gold trajectories score 1 on its 0-1 scales)."""
+    return [dataclasses.replace(t, reward=best[t.env]) if math.isinf(t.reward) else t for t in experts]
+
+
+def check_pair_with(pair_with: str, samples_per_instruction: int | None = None, temperature: float | None = None) -> None:
+    """Refuse an unknown ``pair_with``, and own-best pairs from one episode per instruction, or from greedy
+    episodes (identical: no pairs)."""
     if pair_with not in PAIR_WITH:
         raise ValueError(f"pair_with must be one of {PAIR_WITH}, not {pair_with!r}")
     if pair_with == "own_best" and samples_per_instruction is not None and samples_per_instruction < 2:
         raise ValueError("pair_with own_best needs samples_per_instruction >= 2 (one episode has no rival)")
+    if pair_with == "own_best" and temperature is not None and temperature <= 0:
+        raise ValueError("pair_with own_best needs explore_temperature > 0 (greedy episodes of a task are all the same)")
 
 
 @dataclass(kw_only=True)
 class ETOConfig(RolloutSettings, TrainConfig):
     """ETO settings.  ``model`` is the SFT agent (or the base model when ``sft`` is on); the training
-    fields apply to every DPO stage (ETO's defaults: lr 1e-6, 3 epochs, warmup 0.1)."""
+    fields apply to every DPO stage (ETO's defaults: lr 1e-6 constant after a 0.1 warmup, 3 epochs)."""
 
     sections: ClassVar[dict[str, tuple[str, ...]]] = {
         "iterations": (
@@ -130,6 +142,8 @@ class ETOConfig(RolloutSettings, TrainConfig):
     beta: float = 0.1
     learning_rate: float = 1e-6
     warmup_ratio: float = 0.1
+    #: ETO's DPO schedule: constant after the warmup
+    lr_scheduler: str = "constant"
     #: per-iteration DPO learning rates (the last repeats), e.g. 1e-6 5e-7
     iteration_learning_rates: list[float] = field(default_factory=list)
     #: per-iteration betas (the last repeats), e.g. 0.1 0.5
@@ -159,7 +173,7 @@ class ETOConfig(RolloutSettings, TrainConfig):
     def __post_init__(self) -> None:
         super().__post_init__()
         check_pairing(self.pair_cut, self.pair_by)
-        check_pair_with(self.pair_with, self.samples_per_instruction)
+        check_pair_with(self.pair_with, self.samples_per_instruction, self.explore_temperature)
         for m in range(1, self.iterations + 1):
             check_objective(self.beta_for(m), self.nll_weight, self.loss_type, self.preference_span)
         if self.rejected_extra_rounds < 0:
@@ -191,8 +205,9 @@ class ETO(StagedRun):
             raise ValueError("expert_data: give the expert trajectory files")
         from agentenv.data.dataset import iter_trajectories
 
-        # an expert trajectory without a score (AgentGym's released files) is a successful demonstration
-        self.experts = [t for t in iter_trajectories(cfg.expert_data, unscored_reward=1.0) if t.env in cfg.envs]
+        # an expert trajectory without a score (AgentGym's released files) is a successful demonstration: read
+        # with an infinite reward, which select() sets to its env's best score once the env is open
+        self.experts = [t for t in iter_trajectories(cfg.expert_data, unscored_reward=math.inf) if t.env in cfg.envs]
 
     def initial_model(self, it: IterationDir) -> dict[str, Any]:
         cfg = self.cfg
@@ -205,7 +220,9 @@ class ETO(StagedRun):
 
     def select(self, it: IterationDir, explored: list[Trajectory]) -> dict[str, Any]:
         cfg = self.cfg
-        pairs = build_pairs(self.experts, explored, cfg.rejected_extra_rounds, cfg.pair_cut, cfg.pair_by, cfg.pair_with)
+        best = {env: float(source.info()["reward_range"][1]) for env, source in self.envs.items()}
+        experts = scored_experts(self.experts, best)
+        pairs = build_pairs(experts, explored, cfg.rejected_extra_rounds, cfg.pair_cut, cfg.pair_by, cfg.pair_with)
         write_pairs(it / "pairs.jsonl", pairs)
         previous = IterationDir(self.run_dir, it.iteration - 1).info("trained")["model"]
         return {"pairs": len(pairs), "trainable": trainable_pairs(pairs, _dpo_config(cfg, it, previous))}
@@ -252,6 +269,7 @@ def _sft_config(cfg: ETOConfig, out: Path) -> BCConfig:
         learning_rate=cfg.sft_learning_rate,
         num_epochs=cfg.sft_epochs,
         warmup_ratio=0.03,
+        lr_scheduler="cosine",  # ETO's SFT stage (FastChat's), whatever the DPO stages use
     )
     return BCConfig(**settings)
 
