@@ -191,6 +191,11 @@ class ToolEnv(EpisodicEnv):
         return splits
 
     @classmethod
+    def agentgym_task(cls, index: int) -> int:
+        """AgentGym's ``id`` names a record of its task file: the loaded original one, when there is one."""
+        return ORIGINAL_BASE + index if original_records(cls.name) else index
+
+    @classmethod
     def task_of(cls, idx: int) -> Task:
         """Task ``idx``: generated below :data:`ORIGINAL_BASE`, a loaded original record from there on."""
         if idx >= ORIGINAL_BASE:

@@ -80,3 +80,48 @@ def test_agentgym_form_gets_the_running_progress_as_reward_and_the_uniform_form_
         increments = rewards(http, "id", uniform)
     assert running == sorted(running) and running[-1] == 1.0
     assert sum(increments) == pytest.approx(1.0) and running != increments
+
+
+def test_todo_in_agentgyms_form_ends_with_a_reward_of_success():
+    """AgentGym's TODO server sent, on the last step, 1 or 0 for success rather than the progress: a wrong
+    finish after half the work is 0 there (0.5 over the uniform form's score)."""
+    task = next(i for i in TodoEnv.splits["test"] if len(TodoEnv.task_of(i).plan) > 2)
+    with running_server(TodoEnv) as url, httpx.Client(base_url=url, timeout=60) as http:
+        sid = http.post("/create", json={"id": task}).json()
+        http.post("/reset", json={"env_idx": sid, "id": task})
+        move = http.get("/expert", params={"env_idx": sid}).json()
+        partial = http.post("/step", json={"env_idx": sid, "action": move["action"]}).json()
+        wrong = http.post("/step", json={"env_idx": sid, "action": 'finish with Action Input: {"answer": "x"}'}).json()
+        assert wrong["done"] and not wrong["success"] and wrong["reward"] == 0.0 and wrong["score"] > 0
+        assert partial["reward"] == partial["score"] > 0  # before the end: the progress, as the other tool envs
+        http.post("/reset", json={"env_idx": sid, "id": task})
+        for planned in TodoEnv.task_of(task).plan:
+            right = http.post("/step", json={"env_idx": sid, "action": planned.action}).json()
+        assert right["done"] and right["success"] and right["reward"] == 1.0
+
+
+def test_agentgyms_id_names_a_record_of_the_loaded_task_file(tmp_path, monkeypatch):
+    """With AgentGym's own task file loaded, its client's ``id`` is a line of that file (served from
+    ORIGINAL_BASE on), not a generated task of the same number."""
+    import json
+
+    from agentenv_tool.records import ORIGINAL_BASE, original_records
+
+    lines = [{"id": k, "goal": f"ORIGINAL GOAL {k}", "subgoals": ["1"], "additional_info": {
+        "answer": 1, "init_config": {"current_date": "2023-06-15", "current_location": "Oslo"}, "goal_type": 0,
+        "tool": "weather"}, "difficulty": "easy"} for k in range(6)]
+    (tmp_path / "weather.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    monkeypatch.setenv("AGENTENV_WEATHER_TASKS", str(tmp_path / "weather.jsonl"))
+    original_records.cache_clear()
+    try:
+        loaded = type("WeatherEnv", (WeatherEnv,), {"splits": WeatherEnv.splits_for("weather", 400, 100)})
+        assert loaded.agentgym_task(5) == ORIGINAL_BASE + 5
+        with running_server(loaded) as url, httpx.Client(base_url=url, timeout=60) as http:
+            sid = http.post("/create", json={}).json()
+            assert "ORIGINAL GOAL 5" in http.post("/reset", json={"env_idx": sid, "id": 5}).json()
+            uniform = http.post("/create", json={}).json()
+            assert "ORIGINAL" not in http.post("/reset", json={"id": uniform, "data_idx": 5}).json()["observation"]
+    finally:
+        monkeypatch.delenv("AGENTENV_WEATHER_TASKS")
+        original_records.cache_clear()
+    assert WeatherEnv.agentgym_task(5) == 5

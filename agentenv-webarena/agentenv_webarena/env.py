@@ -30,7 +30,7 @@ from .evaluators import Evaluation, evaluate
 from .expert import Expert
 from .judge import Judge
 from .sites import LOGINS, NAMESPACE_HEADER
-from .tasks import BUNDLED_SITES, TaskTable
+from .tasks import BUNDLED_SITES, REAL_TASK_OFFSET, TaskTable
 
 log = logging.getLogger("agentenv.webarena")
 
@@ -138,6 +138,12 @@ class WebArenaEnv(EpisodicEnv):
         if viewport_only is not None:
             attrs["viewport_only"] = viewport_only
         return type(cls.__name__, (cls,), attrs)
+
+    @classmethod
+    def agentgym_task(cls, index: int) -> int:
+        """AgentGym's ``idx`` is WebArena's ``task_id`` (its ``config_files/<idx>.json``): that config, when
+        WebArena's configs are loaded; the bundled task ``idx`` otherwise."""
+        return REAL_TASK_OFFSET + index if cls.tasks.real else index
 
     @classmethod
     def serves(cls, data_idx: int) -> bool:

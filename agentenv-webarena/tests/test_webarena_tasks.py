@@ -176,6 +176,8 @@ def test_a_site_url_given_by_the_user_makes_its_tasks_playable(webarena_checkout
     env_cls = WebArenaEnv.with_configs(webarena_checkout / "config_files", {"gitlab": "http://127.0.0.1:1"})
     assert same_range(env_cls.splits["webarena"], TaskRange(1000, 1006, [1004]))
     assert env_cls.serves(1003) and not env_cls.serves(1004) and not WebArenaEnv.serves(1000)
+    # AgentGym's client names a config by its task_id (config_files/<idx>.json); without configs, a bundled task
+    assert env_cls.agentgym_task(5) == 1005 and WebArenaEnv.agentgym_task(5) == 5
 
 
 def test_webarena_configs_named_in_the_environment(webarena_checkout, monkeypatch, caplog):

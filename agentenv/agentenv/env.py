@@ -77,9 +77,10 @@ class Wire:
     #: ``/reset``'s answer in AgentGym's form: "object" (the uniform fields and the extras), "observation"
     #: (a bare string: the tool envs) or "pair" (``[observation, null]``: WebShop)
     reset_answer: Literal["object", "observation", "pair"] = "object"
-    #: a step's ``reward`` in AgentGym's own form: "step" (this step's reward) or "score" (the episode's score
-    #: so far, as AgentGym's tool servers sent it and its client reads it)
-    step_reward: Literal["step", "score"] = "step"
+    #: a step's ``reward`` in AgentGym's own form: "step" (this step's reward), "score" (the episode's score
+    #: so far, as AgentGym's tool servers sent it and its client reads it) or "score_then_success" (that, and
+    #: on the last step 1 or 0 for success, as AgentGym's TODO server sent it)
+    step_reward: Literal["step", "score", "score_then_success"] = "step"
     #: the fields AgentGym's answers carry, per route ("create", "reset", "step"), which the conformance
     #: suite checks
     shapes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -270,6 +271,12 @@ class Environment(ABC):
             if data_idx in indices:
                 return split
         return None
+
+    @classmethod
+    def agentgym_task(cls, index: int) -> int:
+        """The task that AgentGym's reset field (``Wire.reset_field``) names by ``index``: the same index,
+        unless the env serves AgentGym's own tasks under other indices (loaded original task files)."""
+        return index
 
     @classmethod
     def serves(cls, data_idx: int) -> bool:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from typing import Any, ClassVar
 
-from ..base import Task, ToolBackend, ToolEnv, gold_answer, instruction_text
+from agentenv.env import Wire
+
+from ..base import TOOL_WIRE, Task, ToolBackend, ToolEnv, gold_answer, instruction_text
 from ..matching import same_answer
 from ..tools import Toolbox
 from .backend import TodoBackend, clean
@@ -28,6 +31,8 @@ class TodoEnv(ToolEnv):
     max_rounds: ClassVar[int] = 15  # AgentGym's evaluation setting; the longest plan has 7 calls
     toolbox: ClassVar[Toolbox] = Toolbox.of(TodoBackend)
     task_text: ClassVar[str] = instruction_text(INTRO, toolbox)
+    #: AgentGym's TODO server ends an episode with a reward of 1 or 0: success, not the progress
+    wire: ClassVar[Wire] = dataclasses.replace(TOOL_WIRE, step_reward="score_then_success")
 
     @classmethod
     def generate(cls, idx: int) -> Task:

@@ -217,6 +217,8 @@ def env_router(pool: SessionPool) -> APIRouter:
             value = body.id  # AgentGym's tool envs: env_idx names the session, id the task
         if value is None:
             return None, False
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = env_cls.agentgym_task(value)
         return task_index(env_cls, value, wire.reset_field), True
 
     @router.get("/info", response_model=InfoResponse)
@@ -263,8 +265,11 @@ def env_router(pool: SessionPool) -> APIRouter:
         slot = pool.get(session_id(body))
         async with slot.use() as session:
             answer = await pool.run(slot, session.step, body.action)
-        if wire.step_reward == "score" and wire.family == "env_idx" and body.id is None:  # AgentGym's form
-            answer = answer.model_copy(update={"reward": answer.score})
+        if wire.step_reward != "step" and wire.family == "env_idx" and body.id is None:  # AgentGym's form
+            reward = answer.score
+            if wire.step_reward == "score_then_success" and answer.done:
+                reward = float(answer.success)
+            answer = answer.model_copy(update={"reward": reward})
         return sent(answer)
 
     @router.get("/observation", response_model=str)
