@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,7 +44,7 @@ def results(tmp_path_factory) -> tuple[Path, Path]:
 
 
 def test_the_api_lists_filters_shows_and_draws_episodes(results):
-    client = TestClient(create_app(list(results)))
+    client = TestClient(create_app(list(results)), base_url="http://127.0.0.1")
     runs = client.get("/api/runs").json()
     assert [r["label"] for r in runs["runs"]] == ["expert", "expert_3_rounds"]
     assert runs["envs"] == ["babyai", "maze"] and len(runs["task_types"]) >= 3
@@ -68,6 +69,43 @@ def test_the_api_lists_filters_shows_and_draws_episodes(results):
     assert client.get("/api/episode", params={"run": 0, "key": maze_key}).json()["picture"] == "no picture: maze has no render"
     assert client.get("/api/picture", params={"run": 0, "key": maze_key}).status_code == 404
     assert client.get("/api/episode", params={"run": 0, "key": "babyai_999999#0"}).status_code == 404
+
+
+def test_only_its_own_host_names_are_served_with_a_strict_content_policy(results):
+    """A page that points its own name at 127.0.0.1 (DNS rebinding) gets nothing: the Host must be the
+    viewer's; every answer forbids scripts from elsewhere and content sniffing."""
+    app = create_app(list(results))
+    for host in ("http://127.0.0.1:8080", "http://localhost"):
+        answer = TestClient(app, base_url=host).get("/api/runs")
+        assert answer.status_code == 200
+        assert "default-src 'self'" in answer.headers["content-security-policy"]
+        assert answer.headers["x-content-type-options"] == "nosniff"
+    assert TestClient(app, base_url="http://attacker.example:8080").get("/api/runs").status_code == 400
+
+
+def test_records_with_values_of_the_wrong_kind_are_refused_naming_the_record(tmp_path):
+    """They made the list or the whole page a 500 (an int env, a meta that is text, a NaN reward, an item
+    number that is "²") or the page script throw (rewards that are not numbers)."""
+    import json
+
+    from agentenv.viewer.app import load_runs
+
+    turns = [{"from": "human", "value": "x"}, {"from": "gpt", "value": "Ok."}, {"from": "human", "value": "o"}]
+    good = {"item_id": "babyai_1", "conversations": turns + [{"from": "gpt", "value": "a"}] * 2, "reward": 1.0,
+            "success": True, "env": "babyai", "meta": {"rewards": ["0.5", 1]}}
+    for bad, why in [({"env": 5}, "env is text"), ({"meta": "oops"}, "env is text and meta an object"),
+                     ({"reward": float("nan")}, "reward nan is not a finite number"),
+                     ({"conversations": [{"from": "human", "value": 7}]}, "a turn's from and value are text")]:
+        path = tmp_path / "bad.jsonl"
+        path.write_text(json.dumps(good) + "\n" + json.dumps(good | bad) + "\n")
+        with pytest.raises(ValueError, match=re.escape(f"bad.jsonl: record 2 is not an AgentTraj trajectory ({why}")):
+            load_runs([path])
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps(good | {"item_id": "babyai_\u00b2"}) + "\n" + json.dumps(good) + "\n" + "[" * 100_000 + "\n")
+    client = TestClient(create_app([path]), base_url="http://127.0.0.1")
+    assert [r["item_id"] for r in client.get("/api/episodes").json()] == ["babyai_1", "babyai_\u00b2"]
+    replies = [t for t in client.get("/api/episode", params={"run": 0, "key": "babyai_1#0"}).json()["turns"] if "reward" in t]
+    assert [t["reward"] for t in replies] == [None, 1]  # a reward that is no number is shown as none
 
 
 def test_view_refuses_a_missing_file_in_one_line(tmp_path):
@@ -120,7 +158,14 @@ def test_the_page_in_a_browser_filters_opens_and_compares(results, tmp_path):
         browser = pw.chromium.launch(executable_path=executable, headless=True,
                                      args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 860})
+            # under the page's content policy: it loads, its style applies, nothing is refused
+            strict, refused = browser.new_page(), []
+            strict.on("console", lambda message: refused.append(message.text) if "Content Security" in message.text else None)
+            strict.goto(url + "/")
+            strict.locator("#episodes tbody tr").first.wait_for()
+            assert strict.locator("#episodes tbody tr").count() == 12 and not refused
+            strict.close()
+            page = browser.new_page(viewport={"width": 1400, "height": 860}, bypass_csp=True)  # the test's own waits evaluate strings
             page.goto(url + "/")
             rows = page.locator("#episodes tbody tr")
             rows.first.wait_for()

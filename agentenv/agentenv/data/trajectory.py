@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -39,6 +40,8 @@ class Turn:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Turn:
+        if not isinstance(d["from"], str) or not isinstance(d["value"], str):
+            raise ValueError("a turn's from and value are text")
         return cls(role=d["from"], value=d["value"], loss=d.get("loss"))
 
 
@@ -85,15 +88,21 @@ class Trajectory:
         item_id = str(d["item_id"])
         env = d.get("env") or item_id.rsplit("_", 1)[0]
         scored = "reward" in d or "success" in d
+        reward = float(d.get("reward", 0.0) or 0.0) if scored else unscored_reward
+        meta = d.get("meta") or {}
+        if not isinstance(env, str) or not isinstance(meta, dict):
+            raise ValueError("env is text and meta an object")
+        if scored and not math.isfinite(reward):
+            raise ValueError(f"reward {reward} is not a finite number")
         return cls(
             item_id=item_id,
             conversations=[Turn.from_json(t) for t in d["conversations"]],
-            reward=float(d.get("reward", 0.0) or 0.0) if scored else unscored_reward,
+            reward=reward,
             success=bool(d.get("success", False)) if scored else unscored_reward >= 1.0,
             env=env,
             split=d.get("split", ""),
             source=d.get("source", ""),
-            meta=d.get("meta") or {},
+            meta=meta,
         )
 
 
@@ -144,9 +153,12 @@ def read_jsonl(path: str | os.PathLike, strict: bool = False) -> Iterator[Any]:
                 continue
             try:
                 yield json.loads(line)
-            except ValueError as exc:  # JSONDecodeError or UnicodeDecodeError
+            except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, nested too deep for Python
                 if strict:
-                    why = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+                    if isinstance(exc, json.JSONDecodeError):
+                        why = exc.msg
+                    else:
+                        why = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else "nested too deep"
                     raise ValueError(f"{path}: line {number} is not JSON ({why})") from None
                 log.warning("%s: skipped line %d, which is not JSON (cut short by a kill?)", path, number)
 

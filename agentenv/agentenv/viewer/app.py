@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import base64
 import functools
+import math
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Query
+from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from agentenv.data.trajectory import Trajectory, read_trajectories
 
@@ -69,7 +71,8 @@ def load_runs(paths: list[str | os.PathLike]) -> list[Run]:
 def order(t: Trajectory) -> tuple[str, int, str]:
     """Episodes by env, then task index (item ids that end in no number last), then key."""
     number = t.item_id.rsplit("_", 1)[-1]
-    return t.env, int(number) if number.isdigit() else sys.maxsize, episode_key(t)
+    numeric = number.isascii() and number.isdigit() and len(number) < 19  # not "²", nor past int64
+    return t.env, int(number) if numeric else sys.maxsize, episode_key(t)
 
 
 def summary(t: Trajectory) -> dict[str, Any]:
@@ -78,7 +81,7 @@ def summary(t: Trajectory) -> dict[str, Any]:
         "key": episode_key(t),
         "item_id": t.item_id,
         "env": t.env,
-        "task_type": t.meta.get("task_type") or t.env,
+        "task_type": str(t.meta.get("task_type") or t.env),
         "success": t.success,
         "reward": t.reward,
         "rounds": t.meta.get("rounds", sum(1 for turn in t.conversations[2:] if turn.role == "gpt")),
@@ -89,7 +92,9 @@ def summary(t: Trajectory) -> dict[str, Any]:
 def turns(t: Trajectory) -> list[dict[str, Any]]:
     """The conversation with each reply's round and reward: the instruction and ``Ok.`` (round 0), then
     observation, reply, observation ... and the observation that ended the episode, when it was kept."""
-    rewards = t.meta.get("rewards") or []
+    rewards = t.meta.get("rewards")
+    rewards = [r if isinstance(r, int | float) and math.isfinite(r) else None for r in rewards] if isinstance(
+        rewards, list) else []
     out, round_ = [], 0
     for i, turn in enumerate(t.conversations):
         item: dict[str, Any] = {"role": turn.role, "value": turn.value, "round": round_}
@@ -140,6 +145,18 @@ def create_app(paths: list[str | os.PathLike]) -> FastAPI:
     """The viewer over the results files ``paths``."""
     runs = load_runs(paths)
     app = FastAPI(title="agentenv view", docs_url=None, redoc_url=None)
+    # a page elsewhere that points its own name at 127.0.0.1 (DNS rebinding) must not read the episodes
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"])
+
+    @app.middleware("http")
+    async def hardened(request: Request, call_next: Any) -> Response:
+        response = await call_next(request)
+        response.headers["Content-Security-Policy"] = (
+            "default-src 'self'; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+        )
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
+
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     def episode(run: int, key: str) -> Trajectory:

@@ -12,10 +12,19 @@ async function api(path, params = {}) {
     if (value !== "" && value !== null && value !== undefined) url.searchParams.set(name, value);
   }
   const answer = await fetch(url);
-  const body = await answer.json();
-  if (!answer.ok) throw new Error(body.detail || answer.statusText);
+  const text = await answer.text();
+  let body = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // a plain-text error page: its text is the message
+  }
+  if (!answer.ok || body === null) throw new Error((body && body.detail) || text.slice(0, 300) || answer.statusText);
   return body;
 }
+
+// a reward with two decimals, or a dash where there is no number
+const fixed = (value) => (typeof value === "number" && Number.isFinite(value) ? value.toFixed(2) : "–");
 
 function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
@@ -65,7 +74,7 @@ async function loadList() {
   body.replaceChildren(...rows.map((row) => {
     const tr = element("tr", { "data-key": row.key, onclick: () => openEpisode(row.key) },
       element("td", {}, row.item_id), element("td", {}, row.env), element("td", {}, row.task_type),
-      element("td", {}, mark(row.success)), element("td", {}, row.reward.toFixed(2)),
+      element("td", {}, mark(row.success)), element("td", {}, fixed(row.reward)),
       element("td", {}, row.rounds));
     if (compare !== "") tr.append(element("td", { class: "other" }, mark(row.other_success)));
     if (row.key === state.key) tr.classList.add("selected");
@@ -100,7 +109,7 @@ async function pane(run, key) {
   const article = element("article", { class: "pane", "data-run": run },
     element("h2", {}, `${label}: ${episode.item_id}`),
     element("div", { class: "facts" }, mark(episode.success),
-      ` reward ${episode.reward.toFixed(2)} · ${episode.rounds} rounds · ${episode.task_type}` +
+      ` reward ${fixed(episode.reward)} · ${episode.rounds} rounds · ${episode.task_type}` +
       (episode.stop_reason ? ` · ended: ${episode.stop_reason}` : "")));
   const picture = element("div", { class: "picture" });
   article.append(picture);
@@ -123,7 +132,7 @@ function turnView(turn, index, showPicture) {
   const who = element("div", { class: "who" }, turn.role === "gpt" ? "agent" : (turn.final ? "env (final)" : "env"));
   if (turn.role === "gpt" && index >= 2) who.append(element("span", {}, `round ${turn.round}`));
   if (turn.reward !== undefined) {
-    const reward = turn.reward === null ? "reward –" : `reward ${turn.reward.toFixed(2)}`;
+    const reward = `reward ${fixed(turn.reward)}`;
     who.append(element("span", { class: `reward${turn.reward > 0 ? " positive" : ""}` }, reward));
   }
   const view = element("div", { class: `turn ${turn.role}${turn.final ? " final" : ""}` }, who);
