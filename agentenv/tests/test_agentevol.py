@@ -477,7 +477,7 @@ def test_best_of_n_checks_the_agent_before_it_opens_the_envs(tmp_path, monkeypat
     for agent, problem in ((f"hf:{tmp_path / 'typo'}", "does not exist"), ("gpt", "unknown agent spec")):
         with pytest.raises(ValueError, match=problem):
             bon.run_best_of_n(bon.BestOfNConfig(agent=agent, out=str(tmp_path / "bon.jsonl"), envs=["maze"]))
-    with pytest.raises(ValueError, match="temperature must be 0 or more"):
+    with pytest.raises(ValueError, match=r"temperature must be 0 \(greedy\) or more"):
         bon.run_best_of_n(bon.BestOfNConfig(agent="expert", out=str(tmp_path / "b.jsonl"), envs=["maze"], temperature=-1))
 
 
@@ -575,8 +575,9 @@ def test_cli_flags_build_the_configs(tmp_path):
 
     from agentenv.trainer.launch import launch_command
 
-    assert launch_command("bc", Path("c.json"), "torchrun --nproc_per_node 8") == [
-        "torchrun",
+    command = launch_command("bc", Path("c.json"), "torchrun --nproc_per_node 8")
+    assert Path(command[0]).name == "torchrun"  # on PATH, or the virtual environment's beside its python
+    assert command[1:] == [
         "--nproc_per_node",
         "8",
         "-m",
@@ -625,3 +626,43 @@ def test_every_setting_of_every_command_sits_in_a_named_section():
         titled = sections(config_class)
         assert "other settings" not in titled, (config_class.__name__, titled.get("other settings"))
     assert sections(ETOConfig)["experimental"] == ["nll_weight", "loss_type", "preference_span", "pair_cut", "pair_with"]
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [({"iterations": -1}, "iterations must not be negative"), ({"max_new_tokens": 0}, "max_new_tokens must be at least 1"),
+     ({"concurrency": 0}, "concurrency must be at least 1"), ({"explore_temperature": -1.0}, "explore_temperature must be 0"),
+     ({"samples_per_instruction": 0}, "samples_per_instruction must be at least 1"),
+     ({"train_launcher": 'torchrun "--nproc_per_node 1'}, "is not a command line"),
+     ({"train_launcher": "no-such-launcher --x"}, "no program 'no-such-launcher'")],
+)
+def test_settings_found_wrong_hours_into_a_run_are_refused_at_once(tmp_path, setting, message):
+    """Each one failed (or did nothing) only when its stage came: after iteration 0's training, or locked the
+    run folder to the wrong value."""
+    with pytest.raises(ValueError, match=message):
+        AgentEvolConfig(model="m", output_dir=str(tmp_path), data=["d.jsonl"], envs=["toy"], **setting)
+    with pytest.raises(ValueError, match="learning rates must be positive finite numbers, not -5e-07"):
+        ETOConfig(model="m", output_dir=str(tmp_path), expert_data=["e.jsonl"], envs=["toy"],
+                  iteration_learning_rates=[1e-6, -5e-7])
+
+
+def test_a_launcher_found_beside_this_python_runs_from_there(tmp_path, monkeypatch):
+    """A virtual environment's torchrun is beside its python, and not on PATH unless it is activated."""
+    import sys
+
+    from agentenv.trainer.launch import launch_command
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    command = launch_command("bc", tmp_path / "c.json", "python --version")
+    assert command[0] == str(Path(sys.executable).parent / "python")
+
+
+def test_a_mistyped_bc_model_is_one_line_before_anything_is_written(tmp_path, base_model):
+    from agentenv.cli import main
+
+    out = tmp_path / "evol"
+    with pytest.raises(SystemExit, match="--bc-model .*nowhere"):
+        main(["train", "evol", "--model", str(base_model), "--data", "d.jsonl", "--env", "maze", "--local",
+              "--output-dir", str(out), "--bc-model", str(tmp_path / "nowhere")])
+    assert not out.exists()
+

@@ -114,7 +114,7 @@ def policy_logps(model_path: Path, pair_list: list[PreferencePair], span: str = 
     from agentenv.trainer.engine import TrainConfig, load_tokenizer
     from agentenv.trainer.losses import _forward_logits, sequence_logprobs
 
-    tokenizer = load_tokenizer(TrainConfig(model=str(model_path), output_dir=""))
+    tokenizer = load_tokenizer(TrainConfig(model=str(model_path), output_dir="unused"))
     examples, _ = tokenize_pairs(pair_list, tokenizer, 1024, span)
     batch = PairCollator(tokenizer.pad_token_id)(examples)
     model = AutoModelForCausalLM.from_pretrained(model_path)
@@ -164,7 +164,7 @@ def test_one_dpo_step_raises_the_chosen_minus_rejected_log_ratio(base_model, tmp
 def test_given_reference_values_are_used_only_for_the_tokens_they_cover(base_model):
     from agentenv.trainer.engine import TrainConfig, load_tokenizer
 
-    tokenizer = load_tokenizer(TrainConfig(model=str(base_model), output_dir=""))
+    tokenizer = load_tokenizer(TrainConfig(model=str(base_model), output_dir="unused"))
     given = [dataclasses.replace(p, ref_chosen_logp=-1.5, ref_rejected_logp=-2.5) for p in pairs()]
     (whole,), _ = tokenize_pairs(given[:1], tokenizer, 1024)
     assert (whole["ref_chosen"], whole["ref_rejected"]) == (-1.5, -2.5)
@@ -294,7 +294,7 @@ def test_the_preference_can_fall_on_the_action_lines_alone(base_model, tmp_path)
     step raises the action-only margin."""
     from agentenv.trainer.engine import TrainConfig, load_tokenizer
 
-    tokenizer = load_tokenizer(TrainConfig(model=str(base_model), output_dir=""))
+    tokenizer = load_tokenizer(TrainConfig(model=str(base_model), output_dir="unused"))
     data = pairs()
     (turns,), _ = tokenize_pairs(data[:1], tokenizer, 1024)
     (actions,), _ = tokenize_pairs(data[:1], tokenizer, 1024, "action")

@@ -274,7 +274,8 @@ def test_a_run_resumes_from_its_checkpoint_and_continues(run, mover, servers, tm
 @pytest.mark.parametrize(
     ("setting", "message"),
     [({"num_generations": 3}, "multiple of num_generations"), ({"num_generations": 1}, "at least 2"),
-     ({"reward": "steps"}, "reward must be one of"), ({"vllm_mode": "remote"}, "vllm_mode")],
+     ({"reward": "steps"}, "reward must be one of"), ({"vllm_mode": "remote"}, "vllm_mode"),
+     ({"concurrency": 0}, "concurrency must be at least 1"), ({"top_p": 0.0}, r"top_p in \(0, 1\]")],
 )
 def test_bad_settings_are_refused(setting, message):
     with pytest.raises(ValueError, match=message):

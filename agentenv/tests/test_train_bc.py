@@ -160,6 +160,13 @@ def test_finished_run_is_not_repeated(base_model, data, tmp_path):
     assert (out / "model.safetensors").stat().st_mtime_ns == stamp
     train_bc(config(base_model, data, tmp_path / "bc", max_steps=1, resume=False))  # unless told to start over
     assert (out / "model.safetensors").stat().st_mtime_ns != stamp
+    # a finished run of other settings, or of another trainer, is no rerun of it: refused, not returned as done
+    with pytest.raises(ValueError, match=r"holds a finished run with other settings .*\(learning_rate\)"):
+        train_bc(config(base_model, data, tmp_path / "bc", max_steps=1, learning_rate=1e-3))
+    from agentenv.trainer.dpo import DPOConfig, train_dpo
+
+    with pytest.raises(ValueError, match="holds a finished run with other settings or of another trainer"):
+        train_dpo(DPOConfig(model=str(base_model), output_dir=str(out), pairs=["p.jsonl"], max_steps=1))
 
 
 def test_packed_rows_give_the_loss_of_their_conversations_one_by_one(base_model, data, tmp_path):
@@ -229,6 +236,11 @@ def test_a_resumed_run_refuses_other_settings_but_not_other_bookkeeping(base_mod
         ("--warmup-ratio", "-1", r"warmup_ratio must lie in \[0, 1\]"),
         ("--gradient-checkpointing", "yes", "gradient_checkpointing must be one of"),
         ("--lr-scheduler", "cosine_restarts", "lr_scheduler must be one of"),
+        ("--learning-rate", "inf", "learning_rate must be a finite number"),  # trained a model of NaNs
+        ("--learning-rate", "0", "learning_rate must be positive"),
+        ("--adam-beta1", "1.5", r"adam_beta1 must lie in \[0, 1\)"),
+        ("--output-dir", "", "output_dir is empty"),
+        ("--deepspeed", "nowhere.json", "deepspeed config nowhere.json: No such file"),
     ],
 )
 def test_bad_settings_are_refused_before_any_work(tmp_path, flag, value, message):

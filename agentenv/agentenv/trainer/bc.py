@@ -20,8 +20,8 @@ from typing import ClassVar
 from agentenv.data.trajectory import Trajectory
 from agentenv.trainer.engine import (
     TrainConfig,
+    already_trained,
     fit,
-    is_done,
     load_model,
     load_tokenizer,
     make_accelerator,
@@ -95,12 +95,14 @@ def train_bc(cfg: BCConfig) -> Path:
     out = Path(cfg.output_dir)
     if not cfg.data:
         raise ValueError("BCConfig.data: give at least one trajectory file")
-    if cfg.resume and is_done(out):  # --no-resume trains again
+    if already_trained(cfg):  # --no-resume trains again
         return out
     accelerator = make_accelerator(cfg)
     try:
         tokenizer = load_tokenizer(cfg)
         examples = build_examples(cfg, tokenizer)
+        if not examples:  # before the model loads (minutes for a large one)
+            raise ValueError(f"no conversation has a trained turn within --max-length {cfg.max_length}: raise it")
         model = load_model(cfg, accelerator)
         collate = DataCollator(tokenizer.pad_token_id, pad_to_multiple_of=8 if accelerator.device.type == "cuda" else None)
         fit(cfg, accelerator, model, tokenizer, examples, collate, LanguageModelObjective())

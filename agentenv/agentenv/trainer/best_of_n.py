@@ -130,8 +130,6 @@ def run_best_of_n(
 
     if cfg.n < 1:
         raise ValueError("n must be at least 1")
-    if not cfg.temperature >= 0:  # also refuses nan
-        raise ValueError(f"temperature must be 0 or more, not {cfg.temperature}")
     check_agent_spec(cfg.agent)  # before the env sources open: starting local servers takes a while
     envs = open_sources(cfg, sources)
     try:

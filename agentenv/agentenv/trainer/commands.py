@@ -49,6 +49,8 @@ def _settings(config_class: type, args: argparse.Namespace) -> Any:
     cfg = dataclass_from_args(config_class, args)
     try:
         check_model_folder(cfg.model, label=f"--model {cfg.model}")
+        if getattr(cfg, "bc_model", ""):  # AgentEvol's and RFT's given iteration-0 agent
+            check_model_folder(cfg.bc_model, label=f"--bc-model {cfg.bc_model}")
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from None
     return cfg

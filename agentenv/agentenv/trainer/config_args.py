@@ -158,11 +158,11 @@ def dataclass_from_args(cls: type[T], args: argparse.Namespace) -> T:
     defaults = field_defaults(cls)
     missing = [f.name for f in dataclasses.fields(cls) if f.name not in values and f.name not in defaults]
     if missing:
-        raise SystemExit("missing settings: " + ", ".join("--" + m.replace("_", "-") for m in missing))
+        raise SystemExit("error: missing settings: " + ", ".join("--" + m.replace("_", "-") for m in missing))
     try:
         return cls(**values)
     except ValueError as e:  # a setting no run can use (TrainConfig checks them)
-        raise SystemExit(f"invalid settings: {e}") from None
+        raise SystemExit(f"error: invalid settings: {e}") from None
 
 
 def _read_config_file(path: Path, cls: type) -> dict[str, Any]:
@@ -172,6 +172,8 @@ def _read_config_file(path: Path, cls: type) -> dict[str, Any]:
         values = json.loads(path.read_text())
     except FileNotFoundError:
         raise SystemExit(f"error: no such config file: {path}") from None
+    except OSError as exc:  # a folder, no permission
+        raise SystemExit(f"error: cannot read config file {path}: {exc.strerror}") from None
     except ValueError as exc:
         raise SystemExit(f"error: {path} is not JSON: {exc}") from None
     if not isinstance(values, dict):

@@ -44,8 +44,8 @@ from typing import Any, ClassVar
 from agentenv.data.trajectory import Trajectory, Turn, read_jsonl, read_records, write_jsonl
 from agentenv.trainer.engine import (
     TrainConfig,
+    already_trained,
     fit,
-    is_done,
     latest_checkpoint,
     load_model,
     load_tokenizer,
@@ -420,7 +420,7 @@ def train_dpo(cfg: DPOConfig) -> Path:
     out = Path(cfg.output_dir)
     if not cfg.pairs:
         raise ValueError("DPOConfig.pairs: give at least one pair file")
-    if cfg.resume and is_done(out):  # --no-resume trains again
+    if already_trained(cfg):  # --no-resume trains again
         return out
     pairs = list(read_pairs(cfg.pairs))  # a mistake in the file stops the run before anything loads
     accelerator = make_accelerator(cfg)
@@ -429,6 +429,8 @@ def train_dpo(cfg: DPOConfig) -> Path:
         examples, dropped = tokenize_pairs(pairs, tokenizer, cfg.max_length, cfg.preference_span)
         if dropped:
             accelerator.print(f"dropped {dropped}/{len(pairs)} pairs with no trained turn within max_length")
+        if not examples:
+            raise ValueError(f"no pair has a trained turn on both sides within --max-length {cfg.max_length}: raise it")
         collate = PairCollator(tokenizer.pad_token_id)
         saved = out / REFERENCE_FILE
         if not cfg.resume:

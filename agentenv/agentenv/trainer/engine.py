@@ -23,6 +23,7 @@ import logging
 import math
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
@@ -130,13 +131,33 @@ GRADIENT_CHECKPOINTING = ("auto", "on", "off")
 
 def check_train_settings(cfg: TrainConfig) -> None:
     """Refuse settings no run can use, before any model is loaded (``ValueError`` naming the setting)."""
+    for name in ("model", "output_dir"):
+        if not str(getattr(cfg, name)).strip():
+            raise ValueError(f"{name} is empty (an unset shell variable?)")
+    if Path(cfg.output_dir).exists() and not Path(cfg.output_dir).is_dir():
+        raise ValueError(f"output_dir {cfg.output_dir} is a file: give a folder")
+    for f in fields(cfg):
+        value = getattr(cfg, f.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{f.name} must be a finite number, not {value}")
     positive = ("batch_size", "gradient_accumulation_steps", "log_every", "max_length")
     for name in positive:
         if getattr(cfg, name) < 1:
             raise ValueError(f"{name} must be at least 1, not {getattr(cfg, name)}")
-    for name in ("max_steps", "save_every", "max_grad_norm", "weight_decay", "learning_rate"):
+    for name in ("max_steps", "save_every", "max_grad_norm", "weight_decay", "adam_epsilon"):
         if getattr(cfg, name) < 0:
             raise ValueError(f"{name} must not be negative, not {getattr(cfg, name)}")
+    if not cfg.learning_rate > 0:
+        raise ValueError(f"learning_rate must be positive, not {cfg.learning_rate} (0 would train nothing)")
+    for name in ("adam_beta1", "adam_beta2"):
+        if not 0 <= getattr(cfg, name) < 1:
+            raise ValueError(f"{name} must lie in [0, 1), not {getattr(cfg, name)}")
+    if cfg.deepspeed:
+        try:
+            json.loads(Path(cfg.deepspeed).read_text())
+        except (OSError, ValueError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else f"not JSON: {exc}"
+            raise ValueError(f"deepspeed config {cfg.deepspeed}: {why}") from None
     if cfg.max_steps == 0 and not cfg.num_epochs > 0:
         raise ValueError(f"num_epochs must be positive (or set max_steps), not {cfg.num_epochs}")
     if not 0 <= cfg.warmup_ratio <= 1:
@@ -158,6 +179,23 @@ class Objective(Protocol):
     def loss_sum(self, model, batch: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         """``(loss summed over units, {metric: value summed over units})``."""
         ...
+
+
+def already_trained(cfg: TrainConfig) -> bool:
+    """Whether ``cfg.output_dir`` holds the finished run of these settings (a rerun trains nothing, and says
+    so).  A finished run of other settings, or of another trainer, is refused: its model is not this one's."""
+    out = Path(cfg.output_dir)
+    if not cfg.resume or not is_done(out):
+        return False
+    saved = json.loads((out / DONE_FILE).read_text()).get("config") or {}
+    changed = changed_settings(saved, cfg.to_json(), field_defaults(type(cfg))) + sorted(set(saved) - set(cfg.to_json()))
+    if changed:
+        raise ValueError(
+            f"{out} holds a finished run with other settings or of another trainer ({', '.join(changed)}): give "
+            "another --output-dir, or --no-resume to train again there"
+        )
+    print(f"{out} holds this run, finished: nothing to train (--no-resume trains again)", file=sys.stderr)
+    return True
 
 
 def is_done(output_dir: str | os.PathLike) -> bool:

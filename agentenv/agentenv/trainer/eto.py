@@ -178,6 +178,11 @@ class ETOConfig(RolloutSettings, TrainConfig):
             check_objective(self.beta_for(m), self.nll_weight, self.loss_type, self.preference_span)
         if self.rejected_extra_rounds < 0:
             raise ValueError(f"rejected_extra_rounds must not be negative, not {self.rejected_extra_rounds}")
+        for rate in self.iteration_learning_rates + ([self.sft_learning_rate] if self.sft else []):
+            if not (math.isfinite(rate) and rate > 0):
+                raise ValueError(f"learning rates must be positive finite numbers, not {rate}")
+        if self.sft and not self.sft_epochs > 0:
+            raise ValueError(f"sft_epochs must be positive, not {self.sft_epochs}")
 
     def learning_rate_for(self, iteration: int) -> float:
         return _per_iteration(self.iteration_learning_rates, iteration, self.learning_rate)

@@ -65,11 +65,17 @@ from agentenv.trainer.engine import (
     DONE_FILE,
     LOG_FILE,
     TrainConfig,
-    is_done,
+    already_trained,
     load_tokenizer,
     read_log,
 )
-from agentenv.trainer.rollouts import EnvSettings, close_sources, open_sources, task_indices
+from agentenv.trainer.rollouts import (
+    EnvSettings,
+    check_env_settings,
+    close_sources,
+    open_sources,
+    task_indices,
+)
 
 log = logging.getLogger(__name__)
 
@@ -140,6 +146,9 @@ class GRPOConfig(TrainConfig, EnvSettings):
             raise ValueError(f"vllm_mode must be colocate or server, not {self.vllm_mode!r}")
         if not self.temperature > 0:
             raise ValueError(f"temperature must be positive (GRPO samples), not {self.temperature}")
+        if not self.epsilon > 0 or not 0 < self.top_p <= 1:
+            raise ValueError(f"epsilon must be positive and top_p in (0, 1], not {self.epsilon} and {self.top_p}")
+        check_env_settings(self)
 
 
 # --- one episode as TRL's sequence ----------------------------------------------------------------------
@@ -351,7 +360,7 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
 
     out = Path(cfg.output_dir)
     checkpoints = out / CHECKPOINTS
-    if cfg.resume and is_done(out):  # --no-resume trains again
+    if already_trained(cfg):  # --no-resume trains again
         return out
     if cfg.resume:
         check_resumable(out, cfg)

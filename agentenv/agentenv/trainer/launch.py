@@ -9,17 +9,21 @@ or CPU) or, with ``train_launcher``, as a child command such as ``torchrun --npr
 from __future__ import annotations
 
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
 from agentenv.data.trajectory import write_json
 from agentenv.processes import run_process_group
-from agentenv.trainer.engine import TrainConfig, is_done
+from agentenv.trainer.engine import TrainConfig, already_trained, is_done
 
 
 def launch_command(algorithm: str, config_path: Path, launcher: str) -> list[str]:
     """The child command: ``<launcher> -m agentenv.trainer <algorithm> --config <file>``."""
     prefix = shlex.split(launcher) if launcher.strip() else [sys.executable]
+    beside = Path(sys.executable).parent / prefix[0]  # a virtual environment's torchrun, when it is not on PATH
+    if launcher.strip() and shutil.which(prefix[0]) is None and beside.is_file():
+        prefix[0] = str(beside)
     return prefix + ["-m", "agentenv.trainer", algorithm, "--config", str(config_path)]
 
 
@@ -29,7 +33,7 @@ def run_training(algorithm: str, cfg: TrainConfig, launcher: str = "") -> Path:
     A finished output folder is returned as it is; an interrupted one resumes from its latest checkpoint.
     """
     out = Path(cfg.output_dir)
-    if cfg.resume and is_done(out):  # --no-resume trains again
+    if already_trained(cfg):  # --no-resume trains again
         return out
     if not launcher.strip():
         if algorithm == "bc":

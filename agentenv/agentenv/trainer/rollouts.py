@@ -12,10 +12,16 @@ resumable AgentTraj JSONL file with a report beside it.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
+import math
 import os
+import shlex
+import shutil
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from agentenv.controller.sources import EnvSource
@@ -48,6 +54,12 @@ class EnvSettings:
     #: generation batch size of the local model (0: the concurrency)
     agent_batch_size: int = 0
 
+    def __post_init__(self) -> None:
+        check_env_settings(self)
+        parent = getattr(super(), "__post_init__", None)  # the training settings beside these, if any
+        if parent is not None:
+            parent()
+
 
 @dataclass(kw_only=True)
 class RolloutSettings(EnvSettings):
@@ -72,6 +84,37 @@ class RolloutSettings(EnvSettings):
     eval_tasks: list[int] = field(default_factory=list)
     #: sampling temperature for evaluation (0: greedy)
     eval_temperature: float = 0.0
+
+
+def check_env_settings(cfg: EnvSettings) -> None:
+    """Refuse episode settings no run can use, before anything starts (``ValueError`` naming the setting):
+    a mistake found after hours of training is found too late."""
+    for name in ("concurrency", "max_new_tokens"):
+        if getattr(cfg, name) < 1:
+            raise ValueError(f"{name} must be at least 1, not {getattr(cfg, name)}")
+    for f in dataclasses.fields(cfg):
+        value = getattr(cfg, f.name)
+        if f.name in ("max_rounds", "agent_batch_size", "explore_limit", "eval_limit", "iterations") and value < 0:
+            raise ValueError(f"{f.name} must not be negative, not {value}")
+        if f.name.endswith("temperature") and not (math.isfinite(value) and value >= 0):
+            raise ValueError(f"{f.name} must be 0 (greedy) or more, not {value}")
+        if f.name == "samples_per_instruction" and value < 1:
+            raise ValueError(f"{f.name} must be at least 1, not {value}")
+    launcher = getattr(cfg, "train_launcher", "")
+    if launcher.strip():
+        check_launcher(launcher)
+
+
+def check_launcher(launcher: str) -> None:
+    """A ``train_launcher`` that splits like a shell command whose program exists (found on PATH or beside
+    this Python, where a virtual environment's ``torchrun`` is)."""
+    try:
+        program = shlex.split(launcher)[0]
+    except (ValueError, IndexError) as exc:
+        raise ValueError(f"train_launcher {launcher!r} is not a command line ({exc})") from None
+    beside = Path(sys.executable).parent / program
+    if shutil.which(program) is None and not beside.is_file():
+        raise ValueError(f"train_launcher {launcher!r}: no program {program!r} on PATH or in {beside.parent}")
 
 
 def open_sources(cfg: EnvSettings, given: Mapping[str, EnvSource] | None = None) -> dict[str, EnvSource]:
