@@ -33,28 +33,34 @@ def tokenizer_of(model: Path):
     return AutoTokenizer.from_pretrained(model)
 
 
+def two_replies(first: str, between: str) -> Trajectory:
+    """A hand-built episode: the first observation, ``first``, the observation ``between``, "move down"."""
+    t = Trajectory.start("maze", 1, "Reach the goal.")
+    t.add_observation("You are at 1, 1.")
+    t.add_reply(first)
+    t.add_observation(between)
+    t.add_reply("move down")
+    return t
+
+
+def mask_runs(tokenizer, completion: list[int], mask: list[int]) -> list[tuple[bool, str]]:
+    """The completion's text in runs of equal mask: ``(trained, text)``."""
+    assert len(mask) == len(completion)
+    pairs = itertools.groupby(zip(mask, completion, strict=True), key=lambda p: p[0])
+    return [(bool(on), tokenizer.decode([i for _, i in group], skip_special_tokens=False)) for on, group in pairs]
+
+
 def test_the_loss_mask_covers_exactly_the_agents_tokens(base_model):
     """A hand-built episode in ChatML: the prompt ends at the first reply's header; the mask is 1 on each reply
     and its end-of-turn marker, 0 on the observation and the headers between them."""
     tokenizer = tokenizer_of(base_model)
-    t = Trajectory.start("maze", 1, "Reach the goal.")
-    t.add_observation("You are at 1, 1.")
-    t.add_reply("Thought:\nGo up.\n\nAction:\nmove up")
-    t.add_observation("There is a wall above you.")
-    t.add_reply("move down")
-    prompt, completion, mask = episode_tokens(tokenizer, t)
-
-    def text(ids):
-        return tokenizer.decode(ids, skip_special_tokens=False)
-
-    assert text(prompt) == (
+    prompt, completion, mask = episode_tokens(tokenizer, two_replies("Thought:\nGo up.\n\nAction:\nmove up",
+                                                                     "There is a wall above you."))
+    assert tokenizer.decode(prompt, skip_special_tokens=False) == (
         f"<|im_start|>user\nReach the goal.<|im_end|>\n<|im_start|>assistant\n{ACKNOWLEDGEMENT}<|im_end|>\n"
         "<|im_start|>user\nYou are at 1, 1.<|im_end|>\n<|im_start|>assistant\n"
     )
-    assert len(mask) == len(completion)
-    pairs = zip(mask, completion, strict=True)
-    runs = [(bool(on), [i for _, i in group]) for on, group in itertools.groupby(pairs, key=lambda p: p[0])]
-    assert [(on, text(ids)) for on, ids in runs] == [
+    assert mask_runs(tokenizer, completion, mask) == [
         (True, "Thought:\nGo up.\n\nAction:\nmove up<|im_end|>"),
         (False, "\n<|im_start|>user\nThere is a wall above you.<|im_end|>\n<|im_start|>assistant\n"),
         (True, "move down<|im_end|>"),
@@ -65,16 +71,10 @@ def test_the_end_of_turn_marker_of_a_reply_cut_short_is_not_trained(base_model):
     """The agent cut reply 0 at max_new_tokens: the template's <|im_end|> after it was never the model's
     choice.  Reply 1 ended itself: its marker is trained."""
     tokenizer = tokenizer_of(base_model)
-    t = Trajectory.start("maze", 1, "Reach the goal.")
-    t.add_observation("You are at 1, 1.")
-    t.add_reply("Thought:\nGo up, since")
-    t.add_observation("Invalid action.")
-    t.add_reply("move down")
+    t = two_replies("Thought:\nGo up, since", "Invalid action.")
     t.meta["truncated_replies"] = [0]
     _, completion, mask = episode_tokens(tokenizer, t)
-    pairs = zip(mask, completion, strict=True)
-    runs = [(bool(on), tokenizer.decode([i for _, i in group])) for on, group in itertools.groupby(pairs, key=lambda p: p[0])]
-    assert runs == [
+    assert mask_runs(tokenizer, completion, mask) == [
         (True, "Thought:\nGo up, since"),
         (False, "<|im_end|>\n<|im_start|>user\nInvalid action.<|im_end|>\n<|im_start|>assistant\n"),
         (True, "move down<|im_end|>"),
