@@ -116,6 +116,9 @@ class ReadOnlyDatabase:
         finally:
             self._deadline = float("inf")
         result.seconds = time.monotonic() - start
+        if result.ok and result.seconds > limit:  # a long C function call, which SQLite cannot interrupt
+            result.rows, result.capped, result.timed_out = [], False, True
+            result.error = f"the query ran past its time limit of {limit:g} s"
         return result
 
     def close(self) -> None:

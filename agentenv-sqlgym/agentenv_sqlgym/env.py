@@ -144,9 +144,10 @@ class SqlGymEnv(EpisodicEnv):
             )
         gold = GOLD.get(self.database, self.task.sql, time_limit_s=GOLD_TIME_LIMIT_S, row_cap=GOLD_ROW_CAP)
         shown = format_rows(result)
-        if not gold.ok:
+        if not gold.ok or gold.capped:  # a cut gold result would make a partial answer right
+            why = gold.error or f"it was cut at {len(gold.rows)} rows, too large to compare"
             return self._answer(
-                f"{shown}\nThe expected answer could not be computed: {gold.error}",
+                f"{shown}\nThe expected answer could not be computed: {why}",
                 "gold_failed",
                 last,
                 result,

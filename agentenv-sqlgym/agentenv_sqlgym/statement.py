@@ -94,6 +94,10 @@ def refusal(sql: str) -> str | None:
     return parse_query(sql)[1]
 
 
+#: what sqlglot parses a trailing comment into (versions without it have no such node)
+_EMPTY = tuple(t for t in (getattr(exp, "Semicolon", None),) if t is not None)
+
+
 def parse_query(sql: str) -> tuple[exp.Expression | None, str | None]:
     """``(syntax tree, None)`` for a single read-only query, else ``(None, why it may not run)``."""
     if not sql.strip():
@@ -109,7 +113,8 @@ def parse_query(sql: str) -> tuple[exp.Expression | None, str | None]:
             f"only a SELECT query (or WITH ... SELECT) may run; this is {_article(leading)} {leading} statement",
         )
     try:
-        statements = [s for s in sqlglot.parse(sql, read="sqlite") if s is not None]
+        # a comment after the last ";" parses as a statement of its own (exp.Semicolon): it runs nothing
+        statements = [s for s in sqlglot.parse(sql, read="sqlite") if s is not None and not isinstance(s, _EMPTY)]
     except sqlglot.errors.ParseError as exc:
         return None, f"the SQL does not parse: {_first_error(exc)}"
     except (sqlglot.errors.SqlglotError, RecursionError, ValueError) as exc:

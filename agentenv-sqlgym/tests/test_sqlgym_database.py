@@ -58,6 +58,14 @@ def test_a_runaway_query_is_stopped_at_its_time_limit(db_file):
         assert db.run("SELECT COUNT(*) FROM t").rows == [(5000,)]  # the next statement gets its own limit
 
 
+def test_a_call_sqlite_cannot_interrupt_still_counts_as_past_its_limit(db_file):
+    """SQLite checks the time between its own steps: a C function that runs long is not stopped, but a
+    result that came after the limit is a timeout, not an answer."""
+    with ReadOnlyDatabase(db_file, time_limit_s=0.05) as db:
+        slow = db.run("SELECT length(printf('%.*c', 100000000, 'x'))")  # one call, about 0.4 s here
+        assert slow.timed_out and not slow.ok and slow.rows == [] and "time limit of 0.05 s" in slow.error
+
+
 def test_a_huge_result_is_capped(db_file):
     with ReadOnlyDatabase(db_file, row_cap=100) as db:
         result = db.run("SELECT * FROM t AS x, t AS y")  # 25 million rows

@@ -141,6 +141,23 @@ def test_a_long_query_is_stopped_and_a_huge_result_capped():
         assert "more than 50 rows (capped)" in answer.observation and "cut at 50 rows" in answer.observation
 
 
+def test_a_gold_result_cut_at_its_cap_is_no_answer_key(monkeypatch):
+    """A partial gold result made a wrong query that returned part of it score 1."""
+    from agentenv_sqlgym import env as sqlgym_env
+    from agentenv_sqlgym.database import GoldResults
+
+    monkeypatch.setattr(sqlgym_env, "GOLD_ROW_CAP", 1)
+    monkeypatch.setattr(sqlgym_env, "GOLD", GoldResults())  # no result cached under the real cap
+    with LocalSession(SqlGymEnv) as session:
+        for idx in TEST:
+            session.reset(idx)
+            answer = session.step(session.expert().action)
+            if answer.info["rows"] > 1:
+                break
+        assert answer.info["status"] == "gold_failed" and answer.reward == 0.0
+        assert "cut at 1 rows, too large to compare" in answer.observation
+
+
 def test_bad_sql_is_an_observation(session):
     session.reset(TEST[1])
     answer = session.step(sql_block("SELECT no_such_column FROM sqlite_master"))

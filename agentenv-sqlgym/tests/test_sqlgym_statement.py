@@ -34,6 +34,7 @@ def test_sql_is_taken_from_the_fenced_block_or_the_bare_action(reply, sql):
         "SELECT CAST(SUM(IIF(a = 1, 1, 0)) AS REAL) * 100 / COUNT(*) FROM t WHERE strftime('%Y', d) = '2020'",
         "SELECT `a b`, \"c d\" FROM t WHERE x GLOB 'y*' AND z LIKE '%w%'",
         "SELECT 1;",
+        "SELECT 1; -- the answer",  # a comment after the ";" (sqlglot parses it as a statement of its own)
     ],
 )
 def test_queries_pass(sql):

@@ -18,7 +18,7 @@ from agentenv.env import ExpertAction
 from .catalog import Product
 from .goals import Goal, search_keywords
 from .reward import MATCH_OVER, reward
-from .site import BUY_NOW, NEXT_PAGE, PREV_PAGE, RESULTS_PER_PAGE, Site
+from .site import BUY_NOW, NEXT_PAGE, PREV_PAGE, RESULTS_PER_PAGE, Site, label
 
 
 def next_move(site: Site) -> ExpertAction:
@@ -112,7 +112,7 @@ def _on_item(site: Site) -> ExpertAction:
     clickables = site.page.clickables()
     for group, value in chosen_options(product, goal).items():
         # (a value two groups share selects the group the page lists last: skip what cannot be selected)
-        if site.options.get(group) != value and clickables[value].group == group:
+        if site.options.get(group) != value and clickables[label(value)].group == group:
             return ExpertAction(
                 f"The request asks for {group}: {value}; I'll select {value}.", f"click[{value}]"
             )

@@ -55,6 +55,11 @@ class Element:
         return self.kind in ("button", "product_link", "option")
 
 
+def label(text: str) -> str:
+    """How an action names a clickable: lower-cased, its spaces collapsed."""
+    return " ".join(text.lower().split())
+
+
 @dataclass
 class Page:
     name: PageName
@@ -65,8 +70,9 @@ class Page:
         self.elements.append(Element(kind, text, **extra))  # type: ignore[arg-type]
 
     def clickables(self) -> dict[str, Element]:
-        """Label (lower-cased, as an action names it) -> element, in page order."""
-        return {e.text.lower(): e for e in self.elements if e.clickable}
+        """Label (lower-cased, its spaces collapsed, as an action names it) -> element, in page order.  (An
+        option of WebShop's own data holds a double space: "black / white" is read "black  |  white".)"""
+        return {label(e.text): e for e in self.elements if e.clickable}
 
     def text(self) -> str:
         """WebShop's text observation: every visible string, joined with `` [SEP] ``."""

@@ -29,7 +29,7 @@ ITEMS = [
             ],
             "Size": [
                 {"value": "3 Ounce (Pack of 1)", "image": None},
-                {"value": "Travel Set/4-Pack", "image": None},
+                {"value": "Travel Set / 4-Pack", "image": None},  # read "travel set  |  4-pack", as WebShop does
             ],
         },
         "small_description": ["ALUMINUM FREE: natural and safe", "Gentle on sensitive skin"],
@@ -148,7 +148,7 @@ def test_products_are_read_as_webshop_reads_them(sample):
     deodorant, boots, trail_mix = catalog
     assert deodorant.options == {
         "scent": ["bright citrus", "calming lavender"],
-        "size": ["3 ounce (pack of 1)", "travel set | 4-pack"],
+        "size": ["3 ounce (pack of 1)", "travel set  |  4-pack"],
     }
     assert (
         deodorant.query == "deodorant" and deodorant.pricing == (10.99,) and deodorant.price_tag == "$10.99"
