@@ -30,13 +30,16 @@ def table(record: dict) -> str:
         "|---|---:|---:|---:|---|---:|",
     ]
     for row in record["rows"]:
-        if row["env"] == "average":
-            name, tasks = "**average over envs**", ""
+        if row["env"].startswith("average"):  # "average of k of K envs" when an env has no episode
+            name, tasks = f"**{row['env'].replace('average', 'average over envs', 1)}**", ""
         else:
             docs = [ROOT / "docs" / "envs" / f"{stem}.md" for stem in (row["env"], row["env"].split("_")[0])]
             doc = next((d for d in docs if d.exists()), None)  # babyai_agentgym: on babyai's page
             name = f"[{row['env']}](docs/envs/{doc.name})" if doc else row["env"]
             tasks = _split_size(row["env"], record["suite"].get("split", "test"))
+        if not row["n"]:  # every episode of the env ended on an environment error
+            lines.append(f"| {name} | {tasks} | 0 | — | — | — |")
+            continue
         lines.append(
             f"| {name} | {tasks} | {row['n']} | {row['success']:.1%} | "
             f"{row['success_low']:.1%} – {row['success_high']:.1%} | {row['score']:.3f} |"

@@ -121,6 +121,9 @@ def test_agentgyms_id_names_a_record_of_the_loaded_task_file(tmp_path, monkeypat
             assert "ORIGINAL GOAL 5" in http.post("/reset", json={"env_idx": sid, "id": 5}).json()
             uniform = http.post("/create", json={}).json()
             assert "ORIGINAL" not in http.post("/reset", json={"id": uniform, "data_idx": 5}).json()["observation"]
+            from agentenv.testing import check_server
+
+            assert "AgentGym wire shapes" in check_server(url, "weather", expert_tasks=1)  # plays a loaded line
     finally:
         monkeypatch.delenv("AGENTENV_WEATHER_TASKS")
         original_records.cache_clear()

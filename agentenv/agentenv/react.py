@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import re
 
-# A marker starts a line; markdown around it (``**Action:**``, ``### Action``) is allowed.  Only horizontal
-# whitespace may precede it, and markdown only as a group that needs one character: ``^\s*`` (or two
-# adjacent optional runs) would rescan a long run of whitespace from each of its positions, quadratic time
-# on a reply of many newlines or spaces (a server's event loop blocked for seconds).
+# A marker starts a line; markdown around it (``**Action:**``, ``### Action:``) is allowed.  Only horizontal
+# whitespace may precede it, and markdown on either side of the word only as a group that needs one
+# character: ``^\s*``, or two whitespace runs with an optional one between them, would rescan a long run
+# of whitespace from each of its positions, quadratic time on a reply of many newlines or spaces (a
+# server's event loop blocked for seconds).
 _LINE_START = r"^[^\S\n]*(?:[*_#>]+[^\S\n]*)?"
+_WORD_END = r"[^\S\n]*(?:[*_]+[^\S\n]*)?:[*_]*\s*"
 
 
 def _marker(word: str) -> re.Pattern[str]:
-    return re.compile(_LINE_START + word + r"[^\S\n]*[*_]*[^\S\n]*:[*_]*\s*", re.IGNORECASE | re.MULTILINE)
+    return re.compile(_LINE_START + word + _WORD_END, re.IGNORECASE | re.MULTILINE)
 
 
 #: the marker before a ReAct reply's action (its last match in a reply, up to a made-up observation)

@@ -60,12 +60,13 @@ def test_parse_react_takes_linear_time_on_many_newlines():
         many = 100_000
         replies = ["\\n" * many, "Thought: t" + "\\n" * many + "Action: go", " \\n" * many + "Action:"]
         print([parse_react(r) for r in replies])
-        replies = [" " * many + "Action", "<think>" * many, "</think>" * many, "Action: a\\n" * many, "*" * many]
+        replies = [" " * many + "Action", "<think>" * many, "</think>" * many, "Action: a\\n" * many, "*" * many,
+                   "Action" + " " * many, "Thought" + " " * many + "x"]
         print([parse_react(r)[1][:8] for r in replies])
     """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=20)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:2] == ["[('', ''), ('t', 'go'), ('', '')]", "['Action', '', '', 'a', '********']"]
+    assert done.stdout.split("\n")[:2] == ["[('', ''), ('t', 'go'), ('', '')]", "['Action', '', '', 'a', '********', 'Action', 'Thought ']"]
 
 
 def test_format_then_parse_round_trips():

@@ -208,13 +208,21 @@ def test_resuming_a_file_of_episodes_played_otherwise_is_refused(tmp_path):
     """Its episodes would be reported under the new run's settings (an earlier run only warned, then
     recorded the new settings as the file's).  The seed of a greedy run changes nothing; the agent's URL (a
     server restarted elsewhere) neither; a file with no episode of these tasks is no resume."""
+    class Seeded(Counter):  # as the HF and OpenAI agents, which name their seed among their settings
+        def __init__(self, seed):
+            super().__init__()
+            self.seed = seed
+
+        def settings(self):
+            return super().settings() | {"seed": self.seed, "url": f"http://127.0.0.1:{8000 + self.seed}/v1"}
+
     out = tmp_path / "run.jsonl"
-    evaluate(Counter(), tasks([0]), out, temperature=0.0, seed=1, sources=LOCAL, progress=False)
-    evaluate(Counter(), tasks([0]), out, temperature=0.0, seed=2, sources=LOCAL, progress=False)
+    evaluate(Seeded(1), tasks([0]), out, temperature=0.0, seed=1, sources=LOCAL, progress=False)
+    evaluate(Seeded(2), tasks([0]), out, temperature=0.0, seed=2, sources=LOCAL, progress=False)
     with pytest.raises(ValueError, match=r"holds 1 finished episodes of a run with temperature 0.0 \(now 0.7\)"):
-        evaluate(Counter(), tasks([0]), out, temperature=0.7, seed=2, sources=LOCAL, progress=False)
+        evaluate(Seeded(2), tasks([0]), out, temperature=0.7, seed=2, sources=LOCAL, progress=False)
     with pytest.raises(ValueError, match=r"max rounds 6 for guess \(now 3\)"):
-        evaluate(Counter(), tasks([0]), out, max_rounds=3, sources=LOCAL, progress=False)
+        evaluate(Seeded(2), tasks([0]), out, max_rounds=3, sources=LOCAL, progress=False)
     with pytest.raises(ValueError, match="agent"):
         evaluate(ExpertAgent(), tasks([0]), out, sources=LOCAL, progress=False)
     assert len(lines(out)) == 1 and json.loads(out.with_suffix(".meta.json").read_text())["seed"] == 2

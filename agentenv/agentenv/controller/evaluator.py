@@ -248,13 +248,15 @@ def changed_settings(meta: dict[str, Any], settings: dict[str, Any]) -> list[str
     (but its endpoint's URL), temperature, seed (unless both are greedy) and the round limit of an env both
     played."""
     changed = []
-    agent = {k: v for k, v in (meta.get("agent") or {}).items() if k != "url"}
-    now = {k: v for k, v in settings["agent"].items() if k != "url"}
+    greedy = meta.get("temperature") == 0 and settings["temperature"] == 0  # greedy decoding ignores the seed
+    ignored = {"url", "seed"} if greedy else {"url"}
+    agent = {k: v for k, v in (meta.get("agent") or {}).items() if k not in ignored}
+    now = {k: v for k, v in settings["agent"].items() if k not in ignored}
     if "agent" in meta and agent != now:
         changed.append(f"agent {agent} (now {now})")
     for name in ("temperature", "seed"):
-        if name == "seed" and meta.get("temperature") == 0 and settings["temperature"] == 0:
-            continue  # greedy decoding ignores the seed
+        if name == "seed" and greedy:
+            continue
         if name in meta and meta[name] != settings[name]:
             changed.append(f"{name} {meta[name]!r} (now {settings[name]!r})")
     rounds = meta.get("max_rounds") or {}

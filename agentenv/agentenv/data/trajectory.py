@@ -135,6 +135,8 @@ def read_records(path: str | os.PathLike, kind: str, strict: bool = False) -> It
             records = json.load(f)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}: line {exc.lineno} is not JSON ({exc.msg})") from None
+        except RecursionError:
+            raise ValueError(f"{path}: JSON nested too deep to read") from None
         except UnicodeDecodeError as exc:
             raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}); a {kind} file is JSON") from None
     if not isinstance(records, list):

@@ -250,6 +250,8 @@ def _check_wire_shapes(http: Any, env_cls: type[Environment], idx: int) -> None:
     """Play a step in AgentGym's own form and check the fields its answers carry."""
     wire, name = env_cls.wire, env_cls.name
     key = wire.family  # "id" or "env_idx"
+    if env_cls.agentgym_task(idx) != idx:  # AgentGym's field names AgentGym's own tasks here (a loaded file)
+        idx = next((i for i in range(64) if env_cls.serves(env_cls.agentgym_task(i))), 0)
     created = http.post("/create", json={}).json()
     if wire.creates_int:
         _require(isinstance(created, int) and not isinstance(created, bool), f"{name}: /create answered {created!r}, not an int")

@@ -103,7 +103,7 @@ def read_pairs(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Iterat
         for number, record in enumerate(read_records(path, "pairs", strict=True), 1):  # written whole: strict
             try:
                 pair = PreferencePair.from_json(record)
-            except (KeyError, TypeError, AttributeError):
+            except (KeyError, TypeError, AttributeError, ValueError):
                 raise ValueError(f"{path}: record {number} is not a preference pair: it needs chosen and rejected "
                                  "lists of from/value turns") from None
             yield pair

@@ -136,7 +136,7 @@ def check_train_settings(cfg: TrainConfig) -> None:
             raise ValueError(f"{name} is empty (an unset shell variable?)")
     if Path(cfg.output_dir).exists() and not Path(cfg.output_dir).is_dir():
         raise ValueError(f"output_dir {cfg.output_dir} is a file: give a folder")
-    for f in fields(cfg):
+    for f in fields(TrainConfig):  # the training settings (a trainer's own may mean something by inf)
         value = getattr(cfg, f.name)
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"{f.name} must be a finite number, not {value}")

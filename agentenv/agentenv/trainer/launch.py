@@ -20,11 +20,18 @@ from agentenv.trainer.engine import TrainConfig, already_trained, is_done
 
 def launch_command(algorithm: str, config_path: Path, launcher: str) -> list[str]:
     """The child command: ``<launcher> -m agentenv.trainer <algorithm> --config <file>``."""
-    prefix = shlex.split(launcher) if launcher.strip() else [sys.executable]
-    beside = Path(sys.executable).parent / prefix[0]  # a virtual environment's torchrun, when it is not on PATH
-    if launcher.strip() and shutil.which(prefix[0]) is None and beside.is_file():
-        prefix[0] = str(beside)
+    if not launcher.strip():
+        return [sys.executable, "-m", "agentenv.trainer", algorithm, "--config", str(config_path)]
+    prefix = shlex.split(launcher)
+    prefix[0] = find_program(prefix[0]) or prefix[0]
     return prefix + ["-m", "agentenv.trainer", algorithm, "--config", str(config_path)]
+
+
+def find_program(name: str) -> str | None:
+    """``name`` on PATH, else beside this Python (a virtual environment's ``torchrun`` when it is not
+    activated); ``None`` where neither has it."""
+    beside = Path(sys.executable).parent / name
+    return shutil.which(name) or (str(beside) if beside.is_file() else None)
 
 
 def run_training(algorithm: str, cfg: TrainConfig, launcher: str = "") -> Path:

@@ -17,7 +17,6 @@ import gc
 import math
 import os
 import shlex
-import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -112,9 +111,11 @@ def check_launcher(launcher: str) -> None:
         program = shlex.split(launcher)[0]
     except (ValueError, IndexError) as exc:
         raise ValueError(f"train_launcher {launcher!r} is not a command line ({exc})") from None
-    beside = Path(sys.executable).parent / program
-    if shutil.which(program) is None and not beside.is_file():
-        raise ValueError(f"train_launcher {launcher!r}: no program {program!r} on PATH or in {beside.parent}")
+    from agentenv.trainer.launch import find_program
+
+    if find_program(program) is None:
+        where = Path(sys.executable).parent
+        raise ValueError(f"train_launcher {launcher!r}: no program {program!r} on PATH or in {where}")
 
 
 def open_sources(cfg: EnvSettings, given: Mapping[str, EnvSource] | None = None) -> dict[str, EnvSource]:
