@@ -226,7 +226,7 @@ def _record_run_start(
     """Open this run's record in ``.meta.json``.  A file whose ``reused`` finished episodes were played with
     other settings (agent, sampling, round limits) is refused: the report would mix them under this run's."""
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    changed = changed_settings(meta, settings)
+    changed = _changed_since(meta, settings)
     if reused and changed:
         raise ValueError(
             f"{meta_path.with_suffix('').with_suffix('.jsonl')} holds {reused} finished episodes of a run with "
@@ -243,7 +243,7 @@ def _record_run_start(
     return run
 
 
-def changed_settings(meta: dict[str, Any], settings: dict[str, Any]) -> list[str]:
+def _changed_since(meta: dict[str, Any], settings: dict[str, Any]) -> list[str]:
     """What changes the episodes between a results file's recorded settings and a new run's: the agent
     (but its endpoint's URL), temperature, seed (unless both are greedy) and the round limit of an env both
     played."""

@@ -107,6 +107,9 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         check_train_settings(self)
+        parent = getattr(super(), "__post_init__", None)  # the episode settings beside these, if any (GRPO's)
+        if parent is not None:
+            parent()
 
     @property
     def trackers(self) -> list[str]:

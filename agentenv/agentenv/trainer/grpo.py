@@ -69,13 +69,7 @@ from agentenv.trainer.engine import (
     load_tokenizer,
     read_log,
 )
-from agentenv.trainer.rollouts import (
-    EnvSettings,
-    check_env_settings,
-    close_sources,
-    open_sources,
-    task_indices,
-)
+from agentenv.trainer.rollouts import EnvSettings, close_sources, open_sources, task_indices
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +142,6 @@ class GRPOConfig(TrainConfig, EnvSettings):
             raise ValueError(f"temperature must be positive (GRPO samples), not {self.temperature}")
         if not self.epsilon > 0 or not 0 < self.top_p <= 1:
             raise ValueError(f"epsilon must be positive and top_p in (0, 1], not {self.epsilon} and {self.top_p}")
-        check_env_settings(self)
 
 
 # --- one episode as TRL's sequence ----------------------------------------------------------------------

@@ -20,9 +20,7 @@ from agentenv.trainer.engine import TrainConfig, already_trained, is_done
 
 def launch_command(algorithm: str, config_path: Path, launcher: str) -> list[str]:
     """The child command: ``<launcher> -m agentenv.trainer <algorithm> --config <file>``."""
-    if not launcher.strip():
-        return [sys.executable, "-m", "agentenv.trainer", algorithm, "--config", str(config_path)]
-    prefix = shlex.split(launcher)
+    prefix = shlex.split(launcher) if launcher.strip() else [sys.executable]
     prefix[0] = find_program(prefix[0]) or prefix[0]
     return prefix + ["-m", "agentenv.trainer", algorithm, "--config", str(config_path)]
 

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from agentenv.controller.sources import EnvSource
 from agentenv.env import info_splits
+from agentenv.trainer.launch import find_program
 
 
 @dataclass(kw_only=True)
@@ -111,8 +112,6 @@ def check_launcher(launcher: str) -> None:
         program = shlex.split(launcher)[0]
     except (ValueError, IndexError) as exc:
         raise ValueError(f"train_launcher {launcher!r} is not a command line ({exc})") from None
-    from agentenv.trainer.launch import find_program
-
     if find_program(program) is None:
         where = Path(sys.executable).parent
         raise ValueError(f"train_launcher {launcher!r}: no program {program!r} on PATH or in {where}")
