@@ -27,7 +27,6 @@ import hashlib
 import itertools
 import json
 import re
-import socket
 import sys
 import time
 from contextlib import ExitStack
@@ -234,10 +233,10 @@ def _sources(envs: list[str], args: argparse.Namespace, stack: ExitStack) -> dic
     if args.url:
         urls = env_urls(envs, args.url)
     else:
-        from agentenv.server.launcher import ServerProcesses
+        from agentenv.server.launcher import ServerProcesses, free_ports
 
         names = list(dict.fromkeys(server_of(env) for env in envs))
-        servers = ServerProcesses(names, ports={name: _free_port() for name in names}, startup_timeout_s=300)
+        servers = ServerProcesses(names, ports=dict(zip(names, free_ports(len(names)), strict=True)), startup_timeout_s=300)
         print(f"starting servers: {', '.join(names)}", file=sys.stderr, flush=True)
         started = stack.enter_context(servers)
         urls = {env: [started[server_of(env)]] for env in envs}
@@ -248,12 +247,6 @@ def _interleaved(per_env: dict[str, list[int]]) -> list[tuple[str, int]]:
     """``(env, task)`` pairs taking one task of each env in turn, so that every env is under way from the start."""
     queues = [[(env, i) for i in ids] for env, ids in per_env.items()]
     return [pair for turn in itertools.zip_longest(*queues) for pair in turn if pair is not None]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _episodes(results: Path, per_env: dict[str, list[int]]) -> dict[str, list[dict[str, Any]]]:

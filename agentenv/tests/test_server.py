@@ -560,6 +560,16 @@ def test_starting_a_server_on_a_port_another_server_holds_fails():
             ServerProcesses(["counter"], ports={"counter": port}, startup_timeout_s=30).start()
 
 
+def test_ports_drawn_together_are_distinct_and_free():
+    from agentenv.server.launcher import free_ports
+
+    for _ in range(200):  # one at a time, the kernel handed the same just-freed port to two servers (CI)
+        ports = free_ports(12)
+        assert len(set(ports)) == 12
+    for port in ports:
+        socket.create_server(("127.0.0.1", port)).close()
+
+
 def test_health_names_the_server_process():
     with running_server(CounterEnv) as url:
         assert httpx.get(f"{url}/health").json() == {"status": "ok", "env": "counter", "pid": os.getpid()}

@@ -12,14 +12,15 @@ import psutil
 import pytest
 
 from agentenv.registry import all_servers, installed_envs, server_of
-from agentenv.testing import free_port
+from agentenv.testing import free_ports
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.mark.timeout(600)
 def test_up_all_serves_every_installed_env_and_ctrl_c_stops_them_all():
-    ports = {name: free_port() for name in all_servers()}
+    servers = all_servers()
+    ports = dict(zip(servers, free_ports(len(servers)), strict=True))
     command = [sys.executable, "-m", "agentenv.cli", "up", "all"]
     for name, port in ports.items():
         command += ["--port", f"{name}={port}"]

@@ -3,6 +3,7 @@ subprocesses (what ``agentenv up`` and the demo use)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import signal
@@ -202,6 +203,16 @@ def _agentenv_server_at(host: str, port: int) -> list[str]:
     except httpx.HTTPError:
         return []
     return [str(env) for env in health[0] if env] if health else []  # None: another program
+
+
+def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
+    """``count`` distinct ports free on ``host`` now: all are held at once while chosen, so two servers
+    started together never draw the same one (one at a time, the kernel may hand a just-freed port out again)."""
+    with contextlib.ExitStack() as stack:
+        sockets = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for sock in sockets:
+            sock.bind((host, 0))
+        return [sock.getsockname()[1] for sock in sockets]
 
 
 def _cannot_bind(host: str, port: int, name: str) -> str | None:

@@ -8,7 +8,7 @@
 
 from .conformance import ConformanceError, check_env, check_openapi, check_server, sample_tasks
 from .models import tiny_llama, tiny_tokenizer
-from .servers import free_port, running_server
+from .servers import free_port, free_ports, running_server
 
 __all__ = [
     "ConformanceError",
@@ -16,6 +16,7 @@ __all__ = [
     "check_openapi",
     "check_server",
     "free_port",
+    "free_ports",
     "running_server",
     "sample_tasks",
     "tiny_llama",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -14,12 +13,12 @@ from fastapi import FastAPI
 
 from agentenv.env import Environment
 from agentenv.server.app import create_app
+from agentenv.server.launcher import free_ports
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return sock.getsockname()[1]
+    """A port free on ``host`` now; for several servers at once use :func:`free_ports`."""
+    return free_ports(1, host)[0]
 
 
 @contextlib.contextmanager
