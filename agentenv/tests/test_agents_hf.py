@@ -195,6 +195,12 @@ def test_a_reply_cut_at_max_new_tokens_is_listed(tiny):
     assert "truncated_replies" not in ep.meta
     agent.reply(ep, [40, 41, 42, 43])
     assert ep.meta["truncated_replies"] == [2]
+    # a reply that ended its turn with a stop text ("[INST]" of the llama2 format) and ran on was not cut
+    agent.stop_text = ["[INST]"]
+    ended = agent.tokenizer.encode("go north [INST] more", add_special_tokens=False)
+    agent.max_new_tokens = len(ended)
+    ep.rounds = 3
+    assert agent.reply(ep, ended) == "go north" and ep.meta["truncated_replies"] == [2]
     # in a real rollout: listed exactly for the replies generated to the limit without a stop token
     agent, generated = make_agent(tiny, max_new_tokens=3), []
     episodes = make_episodes(4)

@@ -192,13 +192,14 @@ class HFAgent(Agent):
 
     def reply(self, episode: Episode, token_ids: list[int]) -> str:
         """An episode's reply from its generated tokens: cut at the first stop token.  One that reached
-        ``max_new_tokens`` without a stop token is noted (its reply number) in ``meta["truncated_replies"]``."""
+        ``max_new_tokens`` without a stop token or stop text is noted (its reply number) in
+        ``meta["truncated_replies"]``."""
         for n, token in enumerate(token_ids):
             if token in self.stop_ids:
-                token_ids = token_ids[:n]
-                break
-        else:
-            if self.stop_ids and len(token_ids) >= self.max_new_tokens:
+                return self.decode_reply(token_ids[:n])
+        if self.stop_ids and len(token_ids) >= self.max_new_tokens:
+            whole = self.tokenizer.decode(token_ids, skip_special_tokens=True)
+            if not any(stop in whole for stop in self.stop_text):  # a stop text ended the turn in the reply
                 episode.meta.setdefault("truncated_replies", []).append(episode.rounds)
         return self.decode_reply(token_ids)
 
