@@ -32,6 +32,7 @@ def run_demo(out: Path) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # two runs, each allowed its own 600 s on a loaded machine
 def test_the_demo_tells_the_whole_story_and_resumes(tmp_path):
     out = tmp_path / "demo"
     first = run_demo(out)

@@ -19,7 +19,7 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from agentenv.testing import free_port
+from agentenv.testing import free_port, refusing_url
 
 AGENTENV = str(Path(sys.executable).with_name("agentenv"))
 
@@ -55,7 +55,7 @@ def held_port():
         (["collect", "--env", "nosuchenv", "--local", "--out", "x.jsonl"], "no installed environment 'nosuchenv'"),
         (["eval", "--agent", "hf:runs/typo/model", "--env", "maze", "--local", "--out", "x.jsonl"],
          "hf:runs/typo/model: does not exist; give the folder of a saved model"),
-        # a Hub name neither cached here nor on a Hub that answers (no network here, or no such model)
+        # a Hub name neither cached here nor on a Hub that answers
         (["eval", "--agent", "hf:agentenv-tests/no-such-model", "--env", "maze", "--local", "--out", "x.jsonl"],
          "hf:agentenv-tests/no-such-model: not a folder here nor "),
         (["eval", "--agent", "robot", "--env", "maze", "--local", "--out", "x.jsonl"], "unknown agent spec 'robot'"),
@@ -65,6 +65,8 @@ def held_port():
 )
 def test_mistakes_are_one_line(args, expected, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # a Hub that never answers, wherever this runs
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     assert_one_line_error(agentenv(*args), expected)
 
 
@@ -74,8 +76,8 @@ def test_a_port_in_use_is_one_line(held_port):
 
 
 def test_a_server_that_is_down_names_the_command_that_starts_it(tmp_path):
-    url = f"http://127.0.0.1:{free_port()}"
-    proc = agentenv("eval", "--agent", "expert", "--env", "maze", "--url", url, "--out", str(tmp_path / "r.jsonl"))
+    with refusing_url() as url:
+        proc = agentenv("eval", "--agent", "expert", "--env", "maze", "--url", url, "--out", str(tmp_path / "r.jsonl"))
     assert_one_line_error(proc, "is its server up? start it with `agentenv up lmrlgym`")
 
 

@@ -11,7 +11,7 @@ from agentenv_sciworld import SciWorldEnv
 
 from agentenv.testing import running_server
 
-DEADLINE_S = 6.0
+DEADLINE_S = 10.0  # also covers the first reset, a JVM starting on a loaded machine
 
 
 def new_java_children(before: set[int]) -> list[psutil.Process]:

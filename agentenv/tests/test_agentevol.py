@@ -485,15 +485,15 @@ def test_a_server_down_or_a_split_mistyped_stops_evol_before_any_training(base_m
     """Iteration 0 trains BC before anything is played: a server that is down, or a split the env lacks,
     is one line at the start, not after that stage."""
     from agentenv.cli import main
-    from agentenv.testing import free_port
+    from agentenv.testing import refusing_url
 
     run = tmp_path / "evol"
     common = ["train", "evol", "--model", str(base_model), "--data", str(expert_data), "--output-dir", str(run),
               "--env", "maze", "--max-steps", "1"]
-    down = f"maze=http://127.0.0.1:{free_port()}"
-    with pytest.raises(SystemExit, match=r"^error: GET .*/maze/info failed after \d tries.*; is its server up\? start "
-                                         r"it with `agentenv up lmrlgym`, .*; then rerun the same command"):
-        main([*common, "--url", down])
+    with refusing_url() as down, pytest.raises(SystemExit, match=r"^error: GET .*/maze/info failed after \d tries.*; "
+                                                                 r"is its server up\? start it with `agentenv up "
+                                                                 r"lmrlgym`, .*; then rerun the same command"):
+        main([*common, "--url", f"maze={down}"])
     with pytest.raises(SystemExit, match=r"^error: maze: no split 'dev' \(it has: test, train, test_procedural\)$"):
         main([*common, "--local", "--eval-split", "dev"])
     with pytest.raises(SystemExit, match=r"^error: maze: no split 'dev' \(it has: test, train, test_procedural\)$"):

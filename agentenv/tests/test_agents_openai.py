@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse
 from agentenv.controller.openai_agent import AgentError, OpenAIAgent
 from agentenv.controller.rollout import Rollout, RolloutTask
 from agentenv.controller.sources import LocalEnv
+from agentenv.testing import refusing_url
 
 from test_controller_support import GuessEnv
 
@@ -162,7 +163,7 @@ def test_context_overflow_stops_the_episode():
 
 def test_connection_errors_are_retried_until_the_server_answers():
     fake = FakeModelServer()
-    with serving(fake.app, start_after_s=0.5) as url:
+    with serving(fake.app, start_after_s=1.5) as url:  # slack for a loaded machine to send both first requests
         with OpenAIAgent("tiny", url, backoff_s=0.1, max_retries=8, concurrency=2) as agent:
             episodes = run_guess(agent, [0, 1], concurrency=2)
     assert episodes[0].success and episodes[1].success
@@ -170,16 +171,10 @@ def test_connection_errors_are_retried_until_the_server_answers():
 
 
 def test_connection_retries_are_bounded():
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))  # bound, never listening: every connection is refused
-    try:
-        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        with OpenAIAgent("tiny", url, max_retries=2, backoff_s=0.01) as agent:
-            with pytest.raises(AgentError, match="gave up after 3 attempts; last: ConnectError"):
-                run_guess(agent, [0])
-        assert agent.stats["retries"] == 2
-    finally:
-        sock.close()
+    with refusing_url() as url, OpenAIAgent("tiny", url, max_retries=2, backoff_s=0.01) as agent:
+        with pytest.raises(AgentError, match="gave up after 3 attempts; last: ConnectError"):
+            run_guess(agent, [0])
+    assert agent.stats["retries"] == 2
 
 
 def test_close_does_not_wait_out_the_retries():
@@ -379,8 +374,8 @@ def test_eval_request_timeout_reaches_the_agent(tmp_path):
     --request-timeout sets it.  Here a short one against a slow server: the run stops with one line."""
     from agentenv.cli import main
 
-    fake = FakeModelServer(delay_s=2.0)
+    fake = FakeModelServer(delay_s=3.0)
     with serving(fake.app) as url, pytest.raises(SystemExit, match="gave up after 1 attempts; last: ReadTimeout"):
         main(["eval", "--agent", f"openai:tiny@{url}/v1", "--env", "maze", "--local", "--indices", "18",
-              "--out", str(tmp_path / "out.jsonl"), "--request-timeout", "0.3", "--max-retries", "0"])
+              "--out", str(tmp_path / "out.jsonl"), "--request-timeout", "1", "--max-retries", "0"])
     assert len(fake.requests) == 1

@@ -13,7 +13,7 @@ import pytest
 from agentenv.client import EnvClient, EnvNotServed, EnvPool, ServerFull, ServerUnreachable, Unauthorized
 from agentenv.controller import commands
 from agentenv.data.trajectory import read_trajectories
-from agentenv.testing import free_port, running_server
+from agentenv.testing import refusing_url, running_server
 
 from test_controller_support import GuessEnv
 
@@ -28,10 +28,6 @@ class SlowGuess(GuessEnv):
 
 def live_sessions(url: str) -> int:
     return httpx.get(f"{url}/guess/info").json()["live_sessions"]
-
-
-def closed_port_url() -> str:
-    return f"http://127.0.0.1:{free_port()}"  # nothing listens there
 
 
 def main(argv: list[str]) -> int:
@@ -88,8 +84,7 @@ def count_creates(client) -> list[int]:
 
 
 def test_a_dead_server_is_skipped_after_it_failed_once():
-    dead = closed_port_url()
-    with running_server(GuessEnv) as live:
+    with refusing_url() as dead, running_server(GuessEnv) as live:
         with EnvPool("guess", [dead, live], retries=1, backoff_s=0.01) as pool:
             assert pool.info()["env"] == "guess"  # the first server is down: the next one answers
             attempts = count_creates(pool.clients[0])
@@ -187,17 +182,18 @@ def test_failures_of_a_run_are_one_line_errors(tmp_path):
     with running_server(GuessEnv) as url:
         with pytest.raises(SystemExit, match=r"^error: unknown agent spec 'robot'"):
             main(["eval", "--agent", "robot", "--env", "guess", "--url", url, "--out", out])
-    cases = [
-        (
-            ["eval", "--agent", "expert", "--env", "guess", "--url", closed_port_url()],
-            r"^error: GET .* failed after",
-        ),
-        (["collect", "--env", "no_such_env"], r"^error: no installed environment or server group 'no_such_env'"),
-    ]
-    for argv, pattern in cases:
-        with pytest.raises(SystemExit, match=pattern) as exit_:
-            main([*argv, "--out", out, "--no-progress"])
-        assert "\n" not in exit_.value.code
+    with refusing_url() as dead:
+        cases = [
+            (
+                ["eval", "--agent", "expert", "--env", "guess", "--url", dead],
+                r"^error: GET .* failed after",
+            ),
+            (["collect", "--env", "no_such_env"], r"^error: no installed environment or server group 'no_such_env'"),
+        ]
+        for argv, pattern in cases:
+            with pytest.raises(SystemExit, match=pattern) as exit_:
+                main([*argv, "--out", out, "--no-progress"])
+            assert "\n" not in exit_.value.code
 
 
 def test_a_failure_no_command_foresaw_is_still_one_line(tmp_path, monkeypatch):

@@ -67,7 +67,7 @@ class CounterEnv(Environment):
             cls.most_in_flight = max(cls.most_in_flight, cls.in_flight)
         self.busy += 1
         self.most_busy = max(self.most_busy, self.busy)
-        time.sleep(0.1)
+        time.sleep(0.3)  # long enough for naps sent together to meet on a loaded machine
         self.busy -= 1
         with cls.guard:
             cls.in_flight -= 1
@@ -310,9 +310,9 @@ class SleepyEnv(CounterEnv):
 
 
 def test_idle_time_counts_from_the_end_of_the_last_request():
-    with running_server(SleepyEnv, ttl_s=1.0) as url, httpx.Client(base_url=url, timeout=30) as http:
+    with running_server(SleepyEnv, ttl_s=2.0) as url, httpx.Client(base_url=url, timeout=30) as http:
         sid = http.post("/create", json={"data_idx": 0}).json()["id"]
-        assert http.post("/step", json={"id": sid, "action": "sleep 2.5"}).status_code == 200  # 2.5 TTLs long
+        assert http.post("/step", json={"id": sid, "action": "sleep 5"}).status_code == 200  # 2.5 TTLs long
         time.sleep(0.2)  # idle, but well short of a whole TTL (slack for a loaded machine)
         assert http.post("/step", json={"id": sid, "action": "add 1"}).status_code == 200
         deadline = time.monotonic() + 10  # left alone, it is reaped
@@ -322,7 +322,7 @@ def test_idle_time_counts_from_the_end_of_the_last_request():
 
 
 def test_close_and_ttl_reaping_free_the_env():
-    with running_server(CounterEnv, ttl_s=0.3) as url, EnvClient("counter", url) as client:
+    with running_server(CounterEnv, ttl_s=1.0) as url, EnvClient("counter", url) as client:
         closed_before = CounterEnv.closed
         session = client.session(data_idx=1)
         session.close()

@@ -366,6 +366,7 @@ def torchrun_bc(out: Path, base_model: Path, data: Path, *options: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # up to three trainings and two torchrun launches on a loaded machine
 @pytest.mark.parametrize("stage", [2, 3])
 def test_deepspeed_zero_under_torchrun_on_cpu(base_model, data, tmp_path, stage):
     """examples/deepspeed/zero{2,3}.json with 2 CPU processes (DeepSpeed's CPU accelerator, gloo): the

@@ -132,7 +132,9 @@ def _play(http: httpx.Client, url: str, env: str, task: int, steps: int) -> tupl
 def test_every_answer_belongs_to_its_own_session(fresh):
     """One client's keep-alive pool for all sessions (as ``EnvClient``: a connection serves whichever session
     asks next), or a new connection for every request (as AgentGym's clients, ``requests.post``)."""
-    with serving([TallyEnv, TicketEnv], max_sessions=64) as url, \
+    # 16 sessions in 16 places (8 per worker): both workers own sessions whichever worker the kernel hands each
+    # connection (with room to spare, all 8 keep-alive connections landed on one worker in ~1% of runs)
+    with serving([TallyEnv, TicketEnv], max_sessions=16) as url, \
             httpx.Client(timeout=60, headers={"Connection": "close"} if fresh else {}) as http:
         tasks = list(range(100, 116))
         with ThreadPoolExecutor(8) as pool:
@@ -143,7 +145,7 @@ def test_every_answer_belongs_to_its_own_session(fresh):
             expected = [f"task {task} step {k + 1}: say {k}" for k in range(12)]
             assert observations == expected + [expected[-1]]
         info = httpx.get(f"{url}/tally/info").json()
-        assert (info["live_sessions"], info["max_sessions"]) == (16, 64)
+        assert (info["live_sessions"], info["max_sessions"]) == (16, 16)
 
         # the env_idx family: env_idx names the session, id the task, in AgentGym's bodies
         for _ in range(6):

@@ -2,13 +2,14 @@
 
 - :func:`check_env` / :func:`check_server` / :func:`check_openapi`: the conformance suite every environment
   gets for free;
-- :func:`running_server`: a real server on a free loopback port, for tests and benchmarks;
+- :func:`running_server`: a real server on a free loopback port, for tests and benchmarks; :func:`refusing_url`:
+  one where nothing ever answers;
 - :func:`tiny_llama`: a tiny random Llama with a locally trained tokenizer (nothing downloaded).
 """
 
 from .conformance import ConformanceError, check_env, check_openapi, check_server, sample_tasks
 from .models import tiny_llama, tiny_tokenizer
-from .servers import free_port, free_ports, running_server
+from .servers import free_port, free_ports, refusing_url, running_server
 
 __all__ = [
     "ConformanceError",
@@ -17,6 +18,7 @@ __all__ = [
     "check_server",
     "free_port",
     "free_ports",
+    "refusing_url",
     "running_server",
     "sample_tasks",
     "tiny_llama",

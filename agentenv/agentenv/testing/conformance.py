@@ -459,7 +459,7 @@ def _fuzz_openapi(url: str, max_examples: int) -> tuple[int, list[str]]:
         examples = 1 if (operation.method.upper(), operation.path) in copies else max_examples
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=examples, deadline=None, database=None, phases=[Phase.generate],
+        @settings(max_examples=examples, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
                   suppress_health_check=list(HealthCheck))
         def run(case: Any) -> None:
             nonlocal cases

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -19,6 +20,15 @@ from agentenv.server.launcher import free_ports
 def free_port(host: str = "127.0.0.1") -> int:
     """A port free on ``host`` now; for several servers at once use :func:`free_ports`."""
     return free_ports(1, host)[0]
+
+
+@contextlib.contextmanager
+def refusing_url(host: str = "127.0.0.1") -> Iterator[str]:
+    """A URL where every connection is refused while the context lasts (a server that is down): a bound socket
+    that never listens holds its port, so no server started meanwhile is handed that port."""
+    with socket.socket() as sock:
+        sock.bind((host, 0))
+        yield f"http://{host}:{sock.getsockname()[1]}"
 
 
 @contextlib.contextmanager
