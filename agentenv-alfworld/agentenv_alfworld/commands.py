@@ -1,7 +1,7 @@
 """ALFWorld's two command dialects, and an agent's command in the dialect of the game it plays.
 
-alfworld 0.3 (AgentGym's pin, and the grammar inside the original ``json_2.1.1`` game files) puts an object
-down with ``put X in/on Y``; alfworld 0.4 (the grammar generated games carry) says ``move X to Y``.
+alfworld 0.3 (AgentGym's pin, the grammar inside the original ``json_2.1.1`` game files, and the one
+generated games carry) puts an object down with ``put X in/on Y``; alfworld 0.4 says ``move X to Y``.
 Which one a game speaks is in its grammar.  An agent may use either (trajectories from both versions
 replay): :func:`in_dialect` rewrites a put-down into the game's form.  Everything else is passed to the
 engine as written, which answers anything that is not an admissible command with "Nothing happens."

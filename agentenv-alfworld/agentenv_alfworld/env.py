@@ -34,7 +34,7 @@ Each round you see an observation and reply with one action. The actions are:
 - go to [receptacle]: go to a receptacle, e.g. "go to cabinet 1"
 - open [receptacle] / close [receptacle]
 - take [object] from [receptacle]: pick up an object, e.g. "take mug 1 from countertop 2" (one at a time)
-- move [object] to [receptacle]: put down the object you hold ("put [object] in/on [receptacle]" works too)
+- put [object] in/on [receptacle]: put down the object you hold, e.g. "put mug 1 in/on coffeemachine 1"
 - heat [object] with [microwave], cool [object] with [fridge], clean [object] with [sinkbasin]
 - use [object]: switch on a lamp; examine [object or receptacle]; inventory; look
 Use the names exactly as the observations write them. An action that is not possible is answered \

@@ -102,6 +102,19 @@ def kind(name: str) -> str:
     return match["kind"] if match else name
 
 
+def plural(noun: str) -> str:
+    """ALFRED's object names in the plural: ``box`` -> ``boxes``, ``potato`` -> ``potatoes``."""
+    if noun.endswith("s") and not noun.endswith("ss"):  # already plural: blinds, boots
+        return noun
+    if noun.endswith(("ss", "x", "ch", "sh", "o")):
+        return noun + "es"
+    if noun.endswith("knife"):
+        return noun[:-2] + "ves"
+    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
 def explain(command: str, goal: Goal, state: GameState) -> str:
     """Why the expert takes ``command`` now, in a sentence or two."""
     obj = goal.object_target.lower()
@@ -143,7 +156,7 @@ def explain(command: str, goal: Goal, state: GameState) -> str:
         if match:
             placed, place = match.groups()
             if goal.task_type == "pick_two_obj_and_place":
-                return f"I put the {placed} in/on the {place}; the task wants two {obj}s there."
+                return f"I put the {placed} in/on the {place}; the task wants two {plural(obj)} there."
             return f"I put the {placed} in/on the {place}, as the task asks."
     if verb == "use":
         return f"I hold the {obj}; I turn on the {command[4:]} to look at it under the light."

@@ -35,7 +35,7 @@ from typing import Protocol
 from . import pddl, tasks
 
 #: bump when generated games change, so that an old cache is not reused
-GENERATOR_VERSION = "v1"
+GENERATOR_VERSION = "v2"  # v2: alfworld 0.3.3's grammar (AgentGym's dialect)
 SPLIT_FOLDERS = {"train": "train", "test_seen": "valid_seen", "test_unseen": "valid_unseen"}
 
 

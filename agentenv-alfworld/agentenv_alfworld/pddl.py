@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -43,14 +44,32 @@ def mangle(alfred_id: str) -> str:
     return "".join(_MANGLE.get(c, c) for c in alfred_id)
 
 
+#: the installed alfworld's (0.4) grammar as alfworld 0.3.3, AgentGym's pin, writes it: a put-down is
+#: ``put X in/on Y`` ("You put the X in/on the Y."), an arrival "You arrive at loc N. ..." (which AgentGym
+#: strips, and so does the env); 0.3.3 has no ``help`` command (removed from grammar and domain below)
+_AS_ALFWORLD_03 = {
+    'template :: "move {o} to {r}";': 'template :: "put {o} in/on {r}";',
+    '"You move the {o.name} to the {r.name}."': '"You put the {o.name} in/on the {r.name}."',
+    '"You arrive at {r.name}. #examineReceptacle.feedback#"': '"You arrive at {lend.name}. #examineReceptacle.feedback#"',
+}
+
+
 @functools.cache
 def domain() -> str:
-    return (resources.files("alfworld") / "data" / "alfred.pddl").read_text()
+    """ALFWorld's PDDL domain as alfworld 0.3.3 has it (the installed one without 0.4's ``help`` action)."""
+    text = (resources.files("alfworld") / "data" / "alfred.pddl").read_text()
+    return re.sub(r"\n\(:action help\n.*?\n\)\n", "", text, flags=re.DOTALL)
 
 
 @functools.cache
 def grammar_template() -> str:
-    return (resources.files("alfworld") / "data" / "alfred.twl2").read_text()
+    """ALFWorld's grammar as alfworld 0.3.3 has it, so that generated games speak AgentGym's dialect."""
+    text = (resources.files("alfworld") / "data" / "alfred.twl2").read_text()
+    for old, new in _AS_ALFWORLD_03.items():
+        if old not in text:
+            raise RuntimeError(f"the installed alfworld's grammar lacks {old!r}: agentenv-alfworld expects alfworld 0.4's")
+        text = text.replace(old, new)
+    return re.sub(r"\n\naction help \{.*", "\n", text, flags=re.DOTALL)
 
 
 def grammar(description: str) -> str:

@@ -21,24 +21,20 @@ def env():
     env.close()
 
 
-def alfworld_03_grammar(grammar: str) -> str:
-    """A generated game's grammar (alfworld 0.4's) as alfworld 0.3's reads, the grammar inside the original
-    json_2.1.1 game files: ``put X in/on Y``, and "You arrive at loc N." on arrival."""
-    replacements = {
-        'template :: "move {o} to {r}";': 'template :: "put {o} in/on {r}";',
-        '"You move the {o.name} to the {r.name}."': '"You put the {o.name} in/on the {r.name}."',
-        '"You arrive at {r.name}. #examineReceptacle.feedback#"': '"You arrive at {lend.name}. #examineReceptacle.feedback#"',
-    }
-    for old, new in replacements.items():
-        assert old in grammar, old
-        grammar = grammar.replace(old, new)
-    return grammar
+def alfworld_04_game(game: dict, description: str) -> dict:
+    """A generated game (alfworld 0.3.3's grammar and domain, as AgentGym's) as the installed alfworld 0.4
+    writes one: ``move X to Y``, "You arrive at cabinet 1.", and a ``help`` command."""
+    from importlib import resources
+
+    data = resources.files("alfworld") / "data"
+    grammar = (data / "alfred.twl2").read_text().replace("UNKNOWN GOAL", description)
+    return {**game, "grammar": grammar, "pddl_domain": (data / "alfred.pddl").read_text()}
 
 
 @pytest.fixture
-def as_alfworld_03():
-    """:func:`alfworld_03_grammar`, for tests (test modules do not import conftest by name)."""
-    return alfworld_03_grammar
+def as_alfworld_04():
+    """:func:`alfworld_04_game`, for tests (test modules do not import conftest by name)."""
+    return alfworld_04_game
 
 
 @pytest.fixture
@@ -55,10 +51,7 @@ def original_sample(tmp_path):
         for item_id, (folder, index) in items.items():
             t = tasks.task(index)
             trial = f"trial_T2019_{index:06d}"
-            game_file = pddl.write_game(t, root / "json_2.1.1" / folder / t.name / trial)
-            game = json.loads(game_file.read_text())
-            game["grammar"] = alfworld_03_grammar(game["grammar"])
-            game_file.write_text(json.dumps(game))
+            pddl.write_game(t, root / "json_2.1.1" / folder / t.name / trial)  # 0.3.3's grammar, as the data's
             which = "mappings_test.json" if folder == "valid_train" else "mappings_train.json"
             entries[which].append({"item_id": item_id, "task_type": t.name, "task_id": trial})
         if mappings:

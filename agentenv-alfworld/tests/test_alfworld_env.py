@@ -46,34 +46,40 @@ def _play_plan_with_last_command(env: AlfWorldEnv, rewrite) -> float:
 
 
 def test_both_dialects_put_things_down_in_a_generated_game(env):
-    """Generated games speak alfworld 0.4 (``move X to Y``); 0.3's ``put X in/on Y`` works too."""
+    """Generated games speak alfworld 0.3.3, AgentGym's pin (``put X in/on Y``, no ``help``); 0.4's
+    ``move X to Y`` works too; the arrival line "You arrive at loc N." is stripped."""
     env.reset(PLACE)
-    assert env.engine.dialect == "move"
+    assert env.engine.dialect == "put"
+    assert "help" not in env.available_actions() and not any(a.startswith("move ") for a in env.available_actions())
     plan = env.engine.plan()
-    assert plan[-1].startswith("move ") and " to " in plan[-1]
-    assert _play_plan_with_last_command(env, lambda c: in_dialect(c, "put").upper()) == 1.0
+    assert plan[-1].startswith("put ") and " in/on " in plan[-1]
+    arrival = env.step(plan[0])
+    assert arrival.observation.startswith(("On the", "The ")), arrival.observation  # not "You arrive at loc N."
     env.reset(PLACE)
-    assert _play_plan_with_last_command(env, lambda c: c.replace(" to ", " on ").replace("move", "put")) == 1.0
+    assert _play_plan_with_last_command(env, lambda c: in_dialect(c, "move").upper()) == 1.0
+    env.reset(PLACE)
+    assert _play_plan_with_last_command(env, lambda c: c.replace(" in/on ", " on ")) == 1.0
 
 
-def test_both_dialects_put_things_down_in_a_03_game(tmp_path, as_alfworld_03):
-    """A game whose grammar is alfworld 0.3's (the original data's) lists ``put X in/on Y`` and takes
-    ``move X to Y`` as well; its "You arrive at loc N." is stripped."""
+def test_both_dialects_put_things_down_in_a_04_game(tmp_path, as_alfworld_04):
+    """A game written with alfworld 0.4's grammar lists ``move X to Y`` and takes ``put X in/on Y`` as well."""
     games = GeneratedGames(tmp_path)
     game_file = games.game_file(PLACE)
-    game = json.loads(game_file.read_text())
-    game["grammar"] = as_alfworld_03(game["grammar"])
-    game_file.write_text(json.dumps(game))
+    game_file.write_text(json.dumps(as_alfworld_04(json.loads(game_file.read_text()), tasks.task(PLACE).description)))
     env = AlfWorldEnv(games)
     try:
         env.reset(PLACE)
-        assert env.engine.dialect == "put"
+        assert env.engine.dialect == "move" and "help" in env.available_actions()
         plan = env.engine.plan()
-        assert plan[-1].startswith("put ") and " in/on " in plan[-1]
-        arrival = env.step(plan[0])
-        assert arrival.observation.startswith(("On the", "The "))  # not "You arrive at loc N."
+        assert plan[-1].startswith("move ") and " to " in plan[-1]
         env.reset(PLACE)
-        assert _play_plan_with_last_command(env, lambda c: in_dialect(c, "move")) == 1.0
+        assert _play_plan_with_last_command(env, lambda c: in_dialect(c, "put")) == 1.0
+        env.reset(PLACE)
+        while not env.done:  # the expert plays in the game's dialect
+            move = env.expert_action()
+            assert not move.action.startswith("put ")
+            env.step(move.action)
+        assert env.score == 1.0
     finally:
         env.close()
 
@@ -203,3 +209,10 @@ def test_remembered_translations_and_parses_are_the_engines_own(env):
     first, second = textgen._parse_and_convert(template), textgen._parse_and_convert(template)
     assert repr(first) == repr(second) == repr(textgen._parse_and_convert.uncached(template, rule_name="symbols"))
     assert first[0] is not second[0]
+
+
+def test_the_experts_thoughts_write_plurals_as_english_does():
+    from agentenv_alfworld.expert import plural
+
+    assert [plural(w) for w in ("tissuebox", "potato", "butterknife", "watch", "pen", "boots")] == [
+        "tissueboxes", "potatoes", "butterknives", "watches", "pens", "boots"]
