@@ -64,7 +64,7 @@ def same_answer(given: Any, gold: Any) -> bool:
         return _text(given) == _text(gold)
     gold_number, given_number = _number(gold), _number(given)
     if gold_number is not None and given_number is not None and not isinstance(gold, str):
-        return abs(given_number - gold_number) <= _half_unit(gold) + 1e-9
+        return abs(given_number - gold_number) < _half_unit(gold) - 1e-9  # what rounds to the gold, ties not
     return _text(given) == _text(gold)
 
 

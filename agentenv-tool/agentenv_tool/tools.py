@@ -9,14 +9,38 @@ tool refuses a well-typed but wrong request (a date out of range, an unknown id)
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from functools import cache
-from typing import Any, TypeVar, get_type_hints
+from typing import Annotated, Any, TypeVar, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _id_text(value: Any) -> Any:
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+#: an id argument: a string, or the same id written as a number (the original services answered ids as numbers
+#: in places, TMDB's search for one, and agents copy them so)
+Id = Annotated[str, BeforeValidator(_id_text), Field(max_length=40)]
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_day(value: str, name: str) -> date:
+    """A date argument, written YYYY-MM-DD only (Python would also read ``20220221`` and ``2016-W03-1``)."""
+    text = value.strip()
+    if _DAY.fullmatch(text):
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            pass
+    raise ToolError(f"Error: {name} must be a date written YYYY-MM-DD, not {value[:20]!r}.")
 
 
 class ToolError(Exception):
@@ -141,7 +165,11 @@ def _problems(errors: list[dict[str, Any]]) -> list[str]:
         by_argument.setdefault(str(error["loc"][0]) if error["loc"] else "input", []).append(error)
     said = []
     for argument, found in by_argument.items():
-        if len(found) > 1 and all(e["type"] not in ("missing", "extra_forbidden") for e in found):
+        refused = next((e for e in found if e["type"] == "value_error"), None)  # the right type, a wrong value
+        if refused is not None:
+            said.append(f"argument {argument!r}: {refused['msg'].removeprefix('Value error, ')} "
+                        f"(got {_shown(refused.get('input'))})")
+        elif len(found) > 1 and all(e["type"] not in ("missing", "extra_forbidden") for e in found):
             said.append(f"argument {argument!r} has the wrong type (got {_shown(found[0].get('input'))})")
         else:
             said.extend(_problem(e) for e in found)

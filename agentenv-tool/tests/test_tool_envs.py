@@ -187,6 +187,34 @@ def test_sheet_formulas_follow_their_cells_and_move_with_rows():
     assert "too long to match" in step(env, "filter_cells", query="(x+x+)+y", in_column=1).observation
 
 
+def sheet_values(answer) -> list[list[str]]:
+    return json.loads(answer.observation.split("\n")[0].removeprefix("Observation: "))
+
+
+def test_sheet_deleting_a_line_through_a_merged_range_shrinks_it():
+    env = SheetEnv()
+    env.reset(sheet_task("sort_by"))
+    env.step(SheetEnv.task_of(sheet_task("sort_by")).plan[0].action)  # open the sheet
+    header = env.backend.sheets.values()[0]
+    step(env, "merge_cells", start_position="A1", end_position="C1")
+    assert sheet_values(step(env, "delete_batch_data", dimension="col", index_list=[2]))[0] == [
+        header[0], header[0], *header[3:]]  # A1:B1 now, the fourth title moved in beside it, not under it
+    assert sheet_values(step(env, "delete_batch_data", dimension="col", index_list=[1]))[0] == ["", *header[3:]]
+    assert not env.backend.sheets.ws().merged_cells.ranges  # one cell left: no longer merged
+
+
+def test_sheet_values_with_control_characters_are_refused_before_anything_changes():
+    env = SheetEnv()
+    env.reset(sheet_task("sort_by"))
+    env.step(SheetEnv.task_of(sheet_task("sort_by")).plan[0].action)
+    before = env.backend.sheets.values()
+    for tool, arguments in [("update_cell", {"position": "B14", "value": "\u0000x"}),
+                            ("insert_rows", {"values_list": [["a", "\u000b"]], "row_idx": 2})]:
+        answer = step(env, tool, **arguments)
+        assert "a cell cannot hold control characters" in answer.observation and not answer.done
+    assert env.backend.sheets.values() == before
+
+
 def todo_task(kind):
     return next(i for i in TodoEnv.splits["train"] if TodoEnv.task_of(i).kind == kind)
 
@@ -215,3 +243,53 @@ def test_todo_success_needs_the_right_answer_and_the_target_store():
         env.step(planned.action)
     step(env, "complete_task", task_id=env.backend.store.open_tasks()[0].id)  # a question changes nothing
     assert step(env, "finish", answer=TodoEnv.task_of(question).record.subgoals[-1]).score < 1.0
+
+
+@pytest.mark.parametrize(("kind", "instead"), [("complete", "delete_task"), ("delete", "complete_task")])
+def test_todo_deleting_a_task_to_complete_or_the_reverse_fails(kind, instead):
+    """Todoist's open-task list (AgentGym's state) loses a task either way; the state here tells them apart."""
+    task = TodoEnv.task_of(todo_task(kind))
+    env = TodoEnv()
+    env.reset(task.record.id)
+    for planned in task.plan:
+        swapped = planned.tool in ("complete_task", "delete_task")
+        result = step(env, instead, **planned.arguments) if swapped else env.step(planned.action)
+    assert result.done and not TodoEnv.is_success(result.score)
+
+
+def test_todo_counts_are_not_all_alike():
+    answers = {TodoEnv.task_of(i).record.subgoals[-1] for i in TodoEnv.splits["train"]
+               if TodoEnv.task_of(i).kind == "count_tasks"}
+    assert len(answers) >= 3
+
+
+def test_ids_written_as_numbers_and_dates_written_otherwise():
+    """TMDB's search answered ids as numbers: such an id is the same id; a date is YYYY-MM-DD only."""
+    env = MovieEnv()
+    idx = MovieEnv.splits["test"][0]
+    env.reset(idx)
+    search, details = MovieEnv.task_of(idx).plan[:2]
+    film_id = json.loads(env.step(search.action).observation.split("\n")[0][13:])[0]["id"]
+    assert film_id.isdigit()
+    as_number = step(env, "get_movie_details", movie_id=int(film_id)).observation
+    assert as_number == step(env, "get_movie_details", movie_id=film_id).observation and "title" in as_number
+    weather = WeatherEnv()
+    weather.reset(WeatherEnv.splits["test"][0])
+    for written in ("20220221", "2016-W03-1", "2022-2-21"):
+        answer = step(weather, "get_historical_temp", latitude=1.0, longitude=1.0, start_date=written,
+                      end_date="2022-02-21").observation
+        assert "start_date must be a date written YYYY-MM-DD" in answer, answer
+
+
+def test_yes_no_goals_are_not_mostly_one_answer_and_ranks_have_no_ties():
+    snow = [WeatherEnv.task_of(i).record.additional_info.answer for split in ("train", "test")
+            for i in WeatherEnv.splits[split] if WeatherEnv.task_of(i).kind == "snow_soon"]
+    assert 0.3 <= snow.count("Yes") / len(snow) <= 0.7
+    for i in SheetEnv.splits["train"]:
+        task = SheetEnv.task_of(i)
+        if task.kind == "rank_column":
+            rank = next(s for s in task.plan if s.tool == "insert_cols").arguments["values_list"][0]
+            subject = rank[0].removesuffix("_Rank")
+            target = json.loads(task.record.additional_info.answer)
+            scores = [row[target[0].index(subject)] for row in target[1:]]
+            assert len(set(scores)) == len(scores), (i, subject)

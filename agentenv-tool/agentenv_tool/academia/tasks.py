@@ -208,10 +208,14 @@ def same_venue(g: Goal):
 
 
 def both_conference(g: Goal):
-    first, second = g.paper(), g.paper()
-    if g.rng.random() < 0.5:  # half the pairs are two conference papers
-        conference = sorted(t for t, n in g.world.papers.nodes(data=True) if n["doc_type"] == "Conference")
+    conference = sorted(t for t, n in g.world.papers.nodes(data=True) if n["doc_type"] == "Conference")
+    if g.rng.random() < 0.5:  # the answer is drawn first: half the pairs are two conference papers
         first, second = g.rng.sample(conference, 2)
+    else:  # at least one is not, in either place
+        other = sorted(set(g.world.papers) - set(conference))
+        first, second = g.rng.choice(other), g.paper()
+        if g.rng.random() < 0.5:
+            first, second = second, first
     if first == second:
         return None
     kinds = [g.paper_node(t, "For its document type, ")["doc_type"] for t in (first, second)]

@@ -6,11 +6,12 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from .. import tools
 from ..base import ToolBackend
 from ..tools import ToolError, tool
 from .world import Film, FilmDatabase, Person
 
-Id = Annotated[str, Field(max_length=40, description="an id from a search")]
+Id = Annotated[tools.Id, Field(description="an id from a search")]
 Name = Annotated[str, Field(max_length=200)]
 
 #: the fields AgentBoard's progress leaves out of a result (they answer questions; ids and names lead to them)

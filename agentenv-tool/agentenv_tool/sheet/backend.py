@@ -12,9 +12,10 @@ from functools import wraps
 from typing import Annotated, Any, Literal
 
 import regex
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.comments import Comment
 from openpyxl.utils import get_column_letter
-from pydantic import Field, StrictFloat, StrictInt, StrictStr
+from pydantic import AfterValidator, Field, StrictFloat, StrictInt, StrictStr
 
 from ..base import ToolBackend
 from ..tools import ToolError, tool
@@ -22,7 +23,17 @@ from .engine import MAX_COLS, MAX_ROWS, OPERATORS, SheetError, Spreadsheet, a1, 
 
 Position = Annotated[str, Field(max_length=12, description="A1 notation, e.g. 'B3'")]
 Operator = Literal["SUM", "AVERAGE", "COUNT", "MAX", "MIN", "MINUS", "PRODUCT"]
-Value = StrictStr | StrictInt | StrictFloat | None
+
+
+def _storable(text: str) -> str:
+    """Refuse what a worksheet cell cannot hold (openpyxl raises on control characters, halfway through an
+    operation that already changed the sheet)."""
+    if ILLEGAL_CHARACTERS_RE.search(text):
+        raise ValueError("a cell cannot hold control characters")
+    return text
+
+
+Value = Annotated[StrictStr, AfterValidator(_storable)] | StrictInt | StrictFloat | None
 Lines = Annotated[list[list[Value]], Field(max_length=MAX_ROWS, description="a list of lists")]
 Index = Annotated[int, Field(ge=1, le=max(MAX_ROWS, MAX_COLS))]
 #: how long (wall clock) a filter_cells pattern may run over the whole sheet: a plain pattern takes well under a

@@ -247,12 +247,24 @@ class Spreadsheet:
             raise SheetError(f"{dimension} indexes must be between 1 and {last}, not {bad}.")
         if len(set(indices)) >= last:
             raise SheetError("You cannot delete the whole sheet at once.")
+        ws = self.ws()
         for index in sorted(set(indices), reverse=True):
+            # a merged range the line runs through shrinks by it, as in Sheets (openpyxl leaves it in place,
+            # over the cells that move in); one that would be a single cell is no longer merged
+            axis = 0 if dimension == "row" else 1
+            cut = [m for m in ws.merged_cells.ranges
+                   if (m.min_row, m.min_col)[axis] <= index <= (m.max_row, m.max_col)[axis]]
+            for merged in cut:
+                ws.unmerge_cells(merged.coord)
             if dimension == "row":
-                self.ws().delete_rows(index)
+                ws.delete_rows(index)
             else:
-                self.ws().delete_cols(index)
+                ws.delete_cols(index)
             self._shift(dimension, index + 1, -1, removed=index)
+            for merged in cut:
+                r2, c2 = (merged.max_row - 1, merged.max_col) if axis == 0 else (merged.max_row, merged.max_col - 1)
+                if (r2, c2) != (merged.min_row, merged.min_col):
+                    ws.merge_cells(start_row=merged.min_row, start_column=merged.min_col, end_row=r2, end_column=c2)
 
     def sort(self, col: int, descending: bool) -> None:
         """Sort the rows below the header by column ``col`` (numbers before text, blanks last; stable)."""

@@ -91,6 +91,9 @@ def delete_category(g: Goal):
 
 
 def lowest_rated_discount(g: Goal):
+    ratings = sorted(float(row[g.column("Product Rating") - 1]) for row in g.rows)
+    if len(ratings) > 3 and ratings[2] == ratings[3]:
+        return None  # "the three lowest rated" would not name three products
     g.plan.call('I sort by "Product Rating" (column 7) in descending order, so the lowest rated come last.',
                 "sort_sheet_by_col", col_num=7, order="des")
     end = len(g.rows) + 1
@@ -146,6 +149,9 @@ def notes_update(g: Goal):
 def rank_column(g: Goal):
     subject = g.rng.choice(SUBJECTS)
     col = g.column(subject)
+    scores = [row[col - 1] for row in g.rows]
+    if len(set(scores)) < len(scores):
+        return None  # tied scores share a rank: "1, 2, 3, ..." would not be the only right column
     g.plan.call(f'I sort by "{subject}" (column {col}) in descending order, so row order is rank order.',
                 "sort_sheet_by_col", col_num=col, order="des")
     ranks = [f"{subject}_Rank", *range(1, len(g.rows) + 1)]

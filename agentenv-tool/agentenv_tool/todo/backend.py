@@ -8,10 +8,9 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field, StrictBool
 
 from ..base import ToolBackend
-from ..tools import ToolError, tool
+from ..tools import Id, ToolError, parse_day, tool
 from .store import Project, TodoStore, TodoTask
 
-Id = Annotated[str, Field(max_length=40)]
 Favourite = Annotated[Union[StrictBool, Literal["True", "False", "true", "false"]],  # noqa: UP007
                       Field(json_schema_extra={"label": "'True' | 'False'"})]
 
@@ -81,10 +80,7 @@ class TodoBackend(ToolBackend):
     @tool("Update a task's due date.", "{message, task}.")
     def update_task(self, task_id: Id, due_date: Annotated[str, Field(max_length=40, description="YYYY-MM-DD")]):
         task = self._task(task_id)
-        try:
-            task.due_date = date.fromisoformat(due_date.strip()).isoformat()
-        except ValueError:
-            raise ToolError(f"Error: due_date must be a date written YYYY-MM-DD, not {due_date[:20]!r}.") from None
+        task.due_date = parse_day(due_date, "due_date").isoformat()
         return {"message": "Update the task successfully", "task": task.shown()}
 
     @tool("Delete a task.", "{message, task}.")

@@ -104,10 +104,13 @@ class TodoStore:
                 and (project_id is None or t.project_id == project_id)]
 
     def state(self) -> dict[str, Any]:
-        """What a final state is judged on (AgentGym's fields, without ids)."""
+        """What a final state is judged on (AgentGym's fields, without ids).  Completed tasks stay in it, marked
+        (Todoist's API lists open tasks only, so AgentGym's states could not tell a completed task from a
+        deleted one); deleted tasks leave it."""
         return {
             "projects": [{"order": p.order, "color": p.color, "name": p.name, "is_favorite": p.is_favorite}
                          for p in self.projects],
             "tasks": [{"order": t.order, "content": t.content, "is_completed": t.is_completed, "priority": t.priority,
-                       "due_date": t.due_date} for p in self.projects for t in self.open_tasks(p.id)],
+                       "due_date": t.due_date} for p in self.projects for t in self.tasks
+                      if t.project_id == p.id and not t.deleted],
         }

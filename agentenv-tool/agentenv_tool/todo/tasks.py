@@ -22,7 +22,7 @@ CITIES = ("New York", "London", "Toronto", "Sydney", "Berlin", "Madrid", "Tokyo"
 
 class Goal:
     def __init__(self, rng: random.Random, store: TodoStore, today: date, city: str) -> None:
-        self.rng, self.store = rng, store
+        self.rng, self.store, self.today = rng, store, today
         self.plan = PlanBuilder(TodoBackend(store, today, city), lambda _tool, result: clean(result))
         self.projects: list[dict] | None = None
 
@@ -92,10 +92,14 @@ def task_duration(g: Goal):
 
 
 def count_tasks(g: Goal):
-    project = g.rng.choice(g.store.projects).name
-    listed = g.tasks_of(project, f"I need the tasks of {project}.")
-    return (f"How many tasks are there in the {project} project? Please give me a numerical value as an answer.",
-            "easy", len(listed), f"{project} has {len(listed)} tasks.")
+    # across every project: each project holds three tasks, so a count of one project's tasks is always 3
+    cutoff = g.today + timedelta(days=g.rng.randint(5, 24))
+    due = 0
+    for project in g.store.projects:
+        listed = g.tasks_of(project.name, "I need the due dates of the tasks in every project.")
+        due += sum(t["due_date"] < cutoff.isoformat() for t in listed)
+    return (f"How many of my tasks, in all projects, are due before {cutoff}? Please give me a numerical value as an "
+            "answer.", "hard", due, f"{due} tasks are due before {cutoff}.")
 
 
 def top_priority(g: Goal):

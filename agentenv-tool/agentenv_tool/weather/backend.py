@@ -14,7 +14,7 @@ from pydantic import Field
 
 from ..base import ToolBackend
 from ..matching import distance_km
-from ..tools import ToolError, tool
+from ..tools import ToolError, parse_day, tool
 from . import world
 
 FIRST_DAY = date(2015, 1, 1)
@@ -32,13 +32,6 @@ FIELDS: dict[str, dict[str, str]] = {
     "snow": {"snowfall_sum": "cm"},
     "air": {"european_aqi_pm2_5": "EAQI"},
 }
-
-
-def parse_day(value: str, name: str) -> date:
-    try:
-        return date.fromisoformat(value.strip())
-    except ValueError:
-        raise ToolError(f"Error: {name} must be a date written YYYY-MM-DD, not {value[:20]!r}.") from None
 
 
 class WeatherBackend(ToolBackend):

@@ -148,8 +148,10 @@ def _snows(city: City, today: date) -> bool:
 
 
 def snow_soon(g: Goal, city: City, home: bool):
-    if g.rng.random() < 0.5 and not home:  # half the goals ask about a city where it will snow
-        city = next((c for c in g.rng.sample(task_cities(), 60) if _snows(c, g.today)), None)
+    snows = g.rng.random() < 0.5  # the answer is drawn first: half the goals are Yes
+    if _snows(city, g.today) != snows:  # (the user's own city too: then the goal asks about another)
+        cities = g.rng.sample(task_cities(), len(task_cities()))
+        city, home = next((c for c in cities if _snows(c, g.today) == snows), None), False
         if city is None:
             return None
     text = f"Will it snow in {g.place(city, home)} in the next 3 days? Please answer Yes or No."
