@@ -71,7 +71,10 @@ def _properties(node: dict[str, Any]) -> list[tuple[str, str]]:
 
 def render(nodes: list[dict[str, Any]], *, boxes: dict[int, Box] | None = None, viewport: Box | None = None) -> Tree:
     """Render CDP accessibility nodes as WebArena's tree.  With ``boxes`` and ``viewport`` (page coordinates),
-    nodes laid out wholly outside the viewport are left out (their children are still visited)."""
+    nodes laid out wholly outside the viewport, of no width or height, or with no layout box at all are left
+    out (their children are still visited), as WebArena's ``current_viewport_only`` leaves them out: its
+    in-viewport ratio, ``overlap_width * overlap_height / width * height``, stays above its 0.6 threshold for
+    any element that overlaps the viewport at all."""
     if not nodes:
         return Tree("", {})
     by_id = {node["nodeId"]: node for node in nodes}
@@ -122,8 +125,9 @@ def _printed(node: dict[str, Any], boxes: dict[int, Box] | None, viewport: Box |
         if role in UNNAMED_SKIPPED_ROLES and (not properties or role == "listitem"):
             return None
     backend = node.get("backendDOMNodeId")
-    if boxes is not None and viewport is not None and backend in boxes and not _overlaps(boxes[backend], viewport):
-        return None
+    if boxes is not None and viewport is not None and role != "RootWebArea":
+        if backend not in boxes or not _overlaps(boxes[backend], viewport):
+            return None
     return Element(backend, role, name, tuple(properties))
 
 
@@ -135,6 +139,6 @@ def _line(element: Element) -> str:
 def _overlaps(box: Box, viewport: Box) -> bool:
     x, y, w, h = box
     vx, vy, vw, vh = viewport
-    if w <= 0 and h <= 0:
-        return True  # no extent to judge by (an empty inline): keep it
+    if w <= 0 or h <= 0:
+        return False  # nothing to see
     return x < vx + vw and x + w > vx and y < vy + vh and y + h > vy

@@ -7,7 +7,8 @@ block); a reply that is only an action (``click [12]``) is taken as it is.  The 
     click [id]   hover [id]   type [id] [text] [0|1]   press [key_comb]   scroll [up|down]
     new_tab   tab_focus [index]   close_tab   goto [url]   go_back   go_forward   stop [answer]
 
-``type`` presses Enter after the text unless its last field is ``[0]``.
+``type`` presses Enter after the text unless its last field is ``[0]``.  Text after an action (a full stop, a
+remark, a second action) is ignored, as WebArena's parser ignores it.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ _FORMS: dict[str, tuple[re.Pattern[str], ...]] = {
     "goto": (re.compile(r"goto\s*\[(.+)\]", re.I | re.S),),
     "go_back": (re.compile(r"go_back(?:\s*\[\s*\])?", re.I),),
     "go_forward": (re.compile(r"go_forward(?:\s*\[\s*\])?", re.I),),
-    "stop": (re.compile(r"stop\s*\[(.*)\]", re.I | re.S), re.compile(r"stop", re.I)),
+    "stop": (re.compile(r"stop\s*\[(.*)\]", re.I | re.S), re.compile(r"stop\s*\Z", re.I)),
 }
 _USAGE = {
     "click": "click [id]", "hover": "hover [id]", "type": "type [id] [text] [0|1]", "press": "press [key_comb]",
@@ -109,7 +110,7 @@ def parse_action(reply: str) -> Action | InvalidAction:
         shown = text if len(text) <= 60 else text[:57] + "..."
         return InvalidAction(f'"{shown}" is not an action. Actions: {GRAMMAR}')
     for form in _FORMS[kind]:
-        match = form.fullmatch(text)
+        match = form.match(text)  # what follows the action is ignored, as WebArena's parser ignores it
         if match:
             return _build(kind, match.groups())
     return InvalidAction(f"malformed {kind} action; write it as {_USAGE[kind]}")

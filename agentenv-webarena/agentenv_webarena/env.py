@@ -54,7 +54,7 @@ field is [0] (for a drop-down list, type the option to choose);
 - new_tab, tab_focus [tab_index], close_tab; goto [url], go_back, go_forward;
 - stop [answer]: finish. Give the answer when the objective asks a question, leave it empty otherwise, \
 and answer "N/A" when the task cannot be done.
-Only the ids of the current observation are valid. Only the task's web sites can be opened.
+Only the ids of the current observation are valid. Only the environment's own web sites can be opened.
 Actions: {GRAMMAR}."""
 
 

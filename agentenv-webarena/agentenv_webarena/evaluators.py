@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 from .judge import Judge, JudgeError
 
 OR = " |OR| "
-TOKEN = re.compile(r"\w+|[^\w\s]")
+TOKEN = re.compile(r"\d+(?:[.,/:]\d+)+|\w+(?:-\w+)*|[^\w\s]")
 HELPER = re.compile(r"^func:(\w+)\((.*)\)$", re.DOTALL)
 
 

@@ -74,3 +74,16 @@ def test_a_huge_reply_is_parsed_quickly_and_refused():
     parsed = parse_action("move " * 20_000)
     assert isinstance(parsed, InvalidAction)
     assert len(parsed.reason) < 400
+
+
+@pytest.mark.parametrize(
+    "text, action",
+    [
+        ("click [12] to open it", Action("click", element_id=12)),
+        ("stop [42].", Action("stop", answer="42")),
+        ("```\nclick [3]\nclick [4]\n```", Action("click", element_id=3)),
+        ("type [3] [hello] [0] and wait", Action("type", element_id=3, text="hello", enter=False)),
+    ],
+)
+def test_text_after_an_action_is_ignored_as_webarena_ignores_it(text, action):
+    assert parse_action(text) == action

@@ -35,6 +35,11 @@ def test_must_include_is_a_substring_test_and_a_token_test_for_one_character():
     assert must_include("4", "It has 14 reviews", tokenize=True) == 0.0  # one character: a whole token
     assert must_include("4", "It has 4 reviews", tokenize=True) == 1.0
     assert must_include("4", "It has 14 reviews") == 1.0
+    # numbers are whole tokens, as nltk's word_tokenize keeps them: 4.3 is no 4, $2,150.00 no 2, 0.5/5 no 0
+    for reference, wrong in [("4", "average rating 4.3"), ("2", "3 orders totalling $2,150.00"),
+                             ("0", "rated 0.5/5"), ("4", "at 4:30"), ("4", "a 4-star review")]:
+        assert must_include(reference, wrong, tokenize=True) == 0.0, wrong
+    assert must_include("4", "It has 4.", tokenize=True) == 1.0  # a full stop after it is its own token
 
 
 def test_string_match_multiplies_its_references():

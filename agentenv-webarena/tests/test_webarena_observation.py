@@ -49,12 +49,19 @@ def test_a_name_with_quotes_is_written_as_python_writes_it():
 
 
 def test_nodes_outside_the_viewport_are_left_out_but_not_their_visible_children():
+    """WebArena's rule: a node with no layout box, or of no width or height, is left out, as is one wholly
+    outside the viewport; the root always stays."""
     boxes = {3: (0, 10, 100, 20), 5: (0, 10, 90, 20), 7: (0, 900, 100, 20), 10: (0, 900, 90, 20), 8: (0, 700, 100, 40),
              11: (0, 2000, 10, 10)}
     tree = render(NODES, boxes=boxes, viewport=(0, 0, 1280, 720))
     assert [e.role for e in tree.elements.values()] == ["RootWebArea", "heading", "textbox"]
     scrolled = render(NODES, boxes=boxes, viewport=(0, 720, 1280, 720))
     assert [e.role for e in scrolled.elements.values()] == ["RootWebArea", "link", "textbox"]
+    unlaid = render(NODES, boxes={**boxes, 3: (0, 10, 100, 0), 5: (0, 10, 0, 20)}, viewport=(0, 0, 1280, 720))
+    assert [e.role for e in unlaid.elements.values()] == ["RootWebArea", "textbox"]  # the heading has no height
+    del boxes[8]
+    assert [e.role for e in render(NODES, boxes=boxes, viewport=(0, 0, 1280, 720)).elements.values()] == [
+        "RootWebArea", "heading"]  # the textbox has no layout box
 
 
 def test_the_first_observation_reads_as_webarenas(session, runtime):
