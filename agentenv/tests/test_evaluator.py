@@ -230,6 +230,22 @@ def test_resuming_a_file_of_episodes_played_otherwise_is_refused(tmp_path):
     assert len(lines(out)) == 2
 
 
+def test_a_run_of_fewer_envs_keeps_the_others_settings_for_the_next_check(tmp_path):
+    """guess and other played, then guess alone: other's round limit is still recorded, so a later run of
+    other with another limit is refused (it replaced the file's limits with guess's only, and passed)."""
+    class OtherEnv(GuessEnv):
+        name = "other"
+
+    sources = {"guess": LocalEnv(GuessEnv), "other": LocalEnv(OtherEnv)}
+    out = tmp_path / "run.jsonl"
+    both = [EvalTask("guess", [], 0), EvalTask("other", [], 0)]
+    evaluate(ExpertAgent(), both, out, sources=sources, progress=False)
+    evaluate(ExpertAgent(), both[:1], out, sources={"guess": sources["guess"]}, progress=False)
+    with pytest.raises(ValueError, match=r"max rounds 6 for other \(now 2\)"):
+        evaluate(ExpertAgent(), both[1:], out, max_rounds=2, sources={"other": sources["other"]}, progress=False)
+    assert set(json.loads(out.with_suffix(".meta.json").read_text())["envs"]) == {"guess", "other"}
+
+
 def test_env_errors_are_counted_not_written(tmp_path):
     class Crashy(GuessEnv):
         def step(self, action):

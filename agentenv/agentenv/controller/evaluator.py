@@ -239,7 +239,9 @@ def _record_run_start(
     runs = meta.get("runs", [])
     run = {"started": time.strftime("%Y-%m-%dT%H:%M:%S"), "episodes_requested": n_tasks, "episodes_to_run": n_todo}
     runs.append(run)
-    write_json(meta_path, settings | {"runs": runs})
+    # an env this run leaves out keeps its recorded settings: a later run of it is checked against them
+    per_env = {key: {**(meta.get(key) or {}), **settings[key]} for key in ("max_rounds", "envs")}
+    write_json(meta_path, settings | per_env | {"runs": runs})
     return run
 
 
