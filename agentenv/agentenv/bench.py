@@ -148,7 +148,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--temperature", type=temperature, default=0.0, help="sampling temperature of the agent (0: greedy)")
     p.add_argument("--seed", type=int, default=0, help="seeds the sampling (each episode's seed derives from it)")
     add_agent_options(p)
-    p.add_argument("--no-progress", action="store_true", help="no live progress bar (for logs)")
+    p.add_argument("--no-progress", action="store_true", help="no progress at all (a log, without it, gets a line every tenth of the run)")
     p.set_defaults(func=run_bench)
 
 

@@ -246,6 +246,14 @@ def test_a_run_of_fewer_envs_keeps_the_others_settings_for_the_next_check(tmp_pa
     assert set(json.loads(out.with_suffix(".meta.json").read_text())["envs"]) == {"guess", "other"}
 
 
+def test_a_run_logged_to_a_file_writes_a_line_every_tenth_of_the_run(tmp_path, capsys):
+    """stderr is no terminal here, as in a log: lines, not a bar that only shows up at the end."""
+    evaluate(ExpertAgent(), tasks(range(20)), tmp_path / "r.jsonl", sources=LOCAL, print_table=False)
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("eval expert ")]
+    assert [line.split()[2] for line in lines] == [f"{n}/20" for n in range(2, 21, 2)]
+    assert "success 100%" in lines[-1]
+
+
 def test_env_errors_are_counted_not_written(tmp_path):
     class Crashy(GuessEnv):
         def step(self, action):

@@ -253,7 +253,7 @@ def test_a_checkpoint_a_kill_cut_short_is_not_resumed_from(tmp_path):
     assert last_complete_checkpoint(tmp_path / "none", delete_cut=True) is None
 
 
-def test_a_run_resumes_from_its_checkpoint_and_continues(run, mover, servers, tmp_path):
+def test_a_run_resumes_from_its_checkpoint_and_continues(run, mover, servers, tmp_path, capfd, caplog):
     killed = tmp_path / "killed"
     shutil.copytree(run["out"] / CHECKPOINTS / "checkpoint-1", killed / CHECKPOINTS / "checkpoint-1")
     shutil.copy(run["out"] / "train_config.json", killed)
@@ -263,6 +263,10 @@ def test_a_run_resumes_from_its_checkpoint_and_continues(run, mover, servers, tm
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(EpisodeRollouts, "__call__", lambda self, p, trainer: prompts.append(list(p)) or play(self, p, trainer))
         train_grpo(grpo_config(mover, servers, killed))
+    printed = capfd.readouterr()
+    assert f"resumed from {killed / CHECKPOINTS / 'checkpoint-1'}" in printed.out
+    assert "'reward'" not in printed.out + printed.err  # no dict of metrics per step (train_log.jsonl has them)
+    assert "missing keys" not in caplog.text + printed.err  # the tied output embedding, tied again on load
     assert prompts == [run["rollouts"][1]["prompts"]]  # only step 2 ran, on the tasks it had drawn
     resumed, uninterrupted = read_log(killed), read_log(run["out"])
     assert [line["step"] for line in resumed] == [1, 2]

@@ -75,7 +75,7 @@ def _add_task_options(p: argparse.ArgumentParser, default_split: str, out_requir
     p.add_argument("--concurrency", type=_positive_int, default=16,
                    help="episodes run at once (vLLM: high; llama.cpp and other one-slot servers: 1)")
     p.add_argument("--out", required=out_required, type=_jsonl_path, help="results file (AgentTraj JSONL, .jsonl)")
-    p.add_argument("--no-progress", action="store_true", help="no live progress bar (for logs)")
+    p.add_argument("--no-progress", action="store_true", help="no progress at all (a log, without it, gets a line every tenth of the run)")
     p.set_defaults(default_split=default_split)
 
 

@@ -3,11 +3,13 @@
 An episode may take minutes (a local model on a CPU, a slow endpoint), so besides the episodes done and the
 success so far the bar shows what moves meanwhile: the episodes running, the agent's rounds, its model
 requests in flight and its tokens per second.  It redraws on its own clock (rich), not only when an episode
-ends, and draws nothing when disabled.
+ends, and draws nothing when disabled.  Where stderr is not a terminal (a log file) it writes a line every
+tenth of the run instead, as training does.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -44,15 +46,19 @@ class LiveProgress:
         self.done, self.successes = done, successes
         self._started = time.monotonic()
         self._tokens_at_start = agent.progress().get("tokens") or 0
+        console = Console(stderr=True)
+        self.title, self.total = title, total
+        self.lines = enabled and not console.is_terminal  # a log: a line every tenth of the run, no bar
+        self._next_line = done + max(1, total // 10)
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
             _LiveColumn(self),
-            console=Console(stderr=True),
+            console=console,
             refresh_per_second=2,
-            disable=not enabled,
+            disable=not enabled or self.lines,
             transient=False,
         )
         self._task = self._progress.add_task(title, total=total, completed=done)
@@ -77,6 +83,9 @@ class LiveProgress:
         self.done += 1
         self.successes += bool(success)
         self._progress.advance(self._task)
+        if self.lines and (self.done >= self._next_line or self.done == self.total):
+            self._next_line = self.done + max(1, self.total // 10)
+            print(f"{self.title} {self.done}/{self.total}  {self.status()}", file=sys.stderr, flush=True)
 
     def write(self, line: str) -> None:
         """A message above the bar (it stays drawn below)."""

@@ -51,6 +51,7 @@ import json
 import logging
 import math
 import shutil
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -367,6 +368,8 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
             for idx in task_indices(source, cfg.train_split, cfg.train_tasks, cfg.train_limit)
         ]
         tokenizer = load_tokenizer(cfg)
+        # TRL calls rollout_func experimental at every start; it is this trainer's whole design
+        warnings.filterwarnings("ignore", message="You are using 'rollout_func'", category=UserWarning)
         trainer = GRPOTrainer(
             model=cfg.model,
             reward_funcs=[env_reward_function(env) for env in envs],
@@ -376,10 +379,13 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
             rollout_func=EpisodeRollouts(cfg, envs, tokenizer),
             callbacks=[train_log(out)],
         )
+        quiet_console(trainer)
         if trainer.accelerator.is_main_process:
             out.mkdir(parents=True, exist_ok=True)
             write_json(out / "train_config.json", cfg.to_json())
         last = last_complete_checkpoint(checkpoints, delete_cut=trainer.accelerator.is_main_process)
+        if last is not None and trainer.accelerator.is_main_process:
+            print(f"resumed from {last}", flush=True)
         trainer.train(resume_from_checkpoint=last)
         trainer.save_model(str(out))  # the model and its tokenizer (chat template included), HF format
         if trainer.accelerator.is_main_process:
@@ -392,6 +398,27 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
     finally:
         close_sources(envs, sources)
     return out
+
+
+def quiet_console(trainer) -> None:
+    """transformers' progress bar without the dict of metrics it prints at every logged step (about 30 keys
+    a line; train_log.jsonl and the curve hold them), and without the resume's note that the tied output
+    embedding was missing from the checkpoint (it is tied again on load, as in BC)."""
+    from transformers.trainer_callback import PrinterCallback, ProgressCallback
+
+    class QuietProgress(ProgressCallback):
+        def on_log(self, args, state, control, logs=None, **kwargs):
+            pass
+
+    trainer.remove_callback(PrinterCallback)
+    trainer.remove_callback(ProgressCallback)
+    trainer.add_callback(QuietProgress)
+    logging.getLogger("transformers.trainer").addFilter(_not_the_tied_head_note)  # added once
+
+
+def _not_the_tied_head_note(record: logging.LogRecord) -> bool:
+    return not record.getMessage().startswith("There were missing keys in the checkpoint model loaded: "
+                                              "['lm_head.weight']")
 
 
 def last_complete_checkpoint(checkpoints: Path, delete_cut: bool) -> str | None:
