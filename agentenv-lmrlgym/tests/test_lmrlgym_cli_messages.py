@@ -50,6 +50,7 @@ def held_port():
     [
         (["serve", "nosuchenv"], "no installed environment or server group 'nosuchenv'"),
         (["up", "nosuchenv"], "no installed environment or server group 'nosuchenv'"),
+        (["up", "nosuchenv", "--port", "nosuchenv=36999"], "no installed environment or server group 'nosuchenv'"),
         (["up", "lmrlgym", "--port", "babyai=36999"], "a port is given for babyai, which is not among the servers started"),
         (["serve", "lmrlgym", "--host", "203.0.113.7"], "203.0.113.7 is not an address of this machine: give --host"),
         (["collect", "--env", "nosuchenv", "--local", "--out", "x.jsonl"], "no installed environment 'nosuchenv'"),

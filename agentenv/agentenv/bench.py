@@ -2,7 +2,7 @@
 
     agentenv bench --agent expert
     agentenv bench --agent openai:qwen@http://127.0.0.1:8000/v1 --env babyai,textcraft --concurrency 64
-    agentenv bench --agent hf:runs/bc/model --suite v1 --url http://10.0.0.5:36002 --env babyai
+    agentenv bench --agent hf:runs/bc --suite v1 --url http://10.0.0.5:36002 --env babyai
 
 The suite (:mod:`agentenv.controller.suites`) names each env's tasks; every installed env plays unless
 ``--env`` names some.  Without ``--url`` or ``--local`` the servers the envs need start on free ports

@@ -38,7 +38,7 @@ def check_model_folder(name: str, *, label: str = "") -> None:
         _check_hub_model(name, label or name)
         return
     what = "is not a Hugging Face model folder (no config.json)" if path.exists() else "does not exist"
-    raise ValueError(f"{label or name}: {what}; give the folder of a saved model, e.g. runs/bc/model")
+    raise ValueError(f"{label or name}: {what}; give the folder of a saved model, e.g. runs/bc (where train bc saved it)")
 
 
 @functools.cache  # a name found once is not asked for again (commands check an agent spec twice)
@@ -56,7 +56,7 @@ def _check_hub_model(name: str, label: str) -> None:
         RepositoryNotFoundError,
     )
 
-    fix = "give the folder of a saved model, e.g. runs/bc/model"
+    fix = "give the folder of a saved model, e.g. runs/bc (where train bc saved it)"
     try:
         if isinstance(try_to_load_from_cache(name, "config.json"), str):
             return

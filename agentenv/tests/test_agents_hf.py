@@ -301,3 +301,9 @@ def test_samples_do_not_depend_on_when_batch_mates_stop(tiny):
     lengths = {len(reply) for replies in together for reply in replies}
     assert len(lengths) > 1, "rows should stop at different lengths for this test to mean anything"
     assert together == alone
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a machine with a GPU has CUDA")
+def test_a_cuda_device_without_a_gpu_is_refused_before_loading():
+    with pytest.raises(ValueError, match="device 'cuda': this torch sees no CUDA GPU; give --device cpu"):
+        HFAgent("runs/no/such/model", device="cuda")

@@ -241,3 +241,13 @@ def test_list_prints_a_row_per_env_unwrapped_into_a_pipe(capsys):
     for env in installed_envs():  # the whole row on one line, not wrapped to 80 columns cell by cell
         splits = ", ".join(f"{name} {len(tasks)}" for name, tasks in env_class(env).splits.items())
         assert any(f"│ {env} " in line and splits in line for line in lines), env
+
+
+def test_url_mistakes_say_what_is_wrong():
+    from agentenv.controller.commands import env_urls
+
+    with pytest.raises(ValueError, match=r"--url given for env\(s\) not run: maze \(the envs run: maz\)"):
+        env_urls(["maz"], ["maze=http://127.0.0.1:1"])  # the typo is in --env
+    with pytest.raises(ValueError, match="--url 'localhost:36001': a server's URL starts with http://"):
+        env_urls(["maze"], ["maze=localhost:36001"])
+    assert env_urls(["maze"], ["https://h:1"]) == {"maze": ["https://h:1"]}

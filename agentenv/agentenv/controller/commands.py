@@ -311,7 +311,11 @@ def env_urls(envs: list[str], url_args: list[str]) -> dict[str, list[str]]:
             shared.append(arg)
     unknown = set(named) - set(envs)
     if unknown:
-        raise ValueError(f"--url given for env(s) not run: {', '.join(sorted(unknown))}")
+        raise ValueError(f"--url given for env(s) not run: {', '.join(sorted(unknown))} (the envs run: "
+                         f"{', '.join(envs)})")
+    for url in shared + [u for urls in named.values() for u in urls]:
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"--url {url!r}: a server's URL starts with http://, e.g. http://127.0.0.1:36001")
     result = {}
     for env in envs:
         urls = named.get(env) or shared

@@ -119,6 +119,8 @@ class HFAgent(Agent):
         if model is None and model_path is None:
             raise ValueError("HFAgent needs model_path or a loaded model")
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        if device.startswith("cuda") and not torch.cuda.is_available():  # before minutes of loading weights
+            raise ValueError(f"device {device!r}: this torch sees no CUDA GPU; give --device cpu (or leave it out)")
         if model is None:
             if dtype is None:
                 dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32

@@ -2,7 +2,7 @@
 
 ::
 
-    agentenv train grpo --model runs/bc/model --env maze babyai --output-dir runs/grpo --max-steps 100
+    agentenv train grpo --model runs/bc --env maze babyai --output-dir runs/grpo --max-steps 100
 
 TRL owns the RL step (advantages, clipped surrogate, optimiser, checkpoints); this file gives it a
 ``rollout_func`` that plays whole episodes on the project's environments:
