@@ -3,10 +3,11 @@
 #
 #   bash examples/baselines.sh /models/Llama-2-7b-chat-hf runs/bc-7b data/agenttraj
 set -euo pipefail
+source "$(dirname "$0")/caller_paths.sh"
 cd "$(dirname "$0")/.."
-BASE=${1:?usage: $0 BASE_MODEL BC_MODEL DATA}
-BC=${2:?usage: $0 BASE_MODEL BC_MODEL DATA}
-DATA=${3:?usage: $0 BASE_MODEL BC_MODEL DATA}
+BASE=$(caller_path "${1:?usage: $0 BASE_MODEL BC_MODEL DATA}")
+BC=$(caller_path "${2:?usage: $0 BASE_MODEL BC_MODEL DATA}")
+DATA=$(caller_path "${3:?usage: $0 BASE_MODEL BC_MODEL DATA}")
 
 agentenv up babyai textcraft &
 SERVERS=$!

@@ -10,8 +10,9 @@
 # One training process: the rollouts play different numbers of rounds per process, and TRL's vLLM calls are
 # collective, so several training processes with vLLM would wait on each other.
 set -euo pipefail
+source "$(dirname "$0")/caller_paths.sh"
 cd "$(dirname "$0")/.."
-MODEL=${1:?usage: bash examples/grpo_gpu.sh MODEL}
+MODEL=$(caller_path "${1:?usage: bash examples/grpo_gpu.sh MODEL}")
 ENVS=${ENVS:-"babyai maze wordle textcraft"}
 OUT=${OUT:-runs/grpo-gpu}
 VLLM_MODE=${VLLM_MODE:-colocate}

@@ -8,10 +8,11 @@
 # Killed runs resume from the latest checkpoint (--save-every) when started again with the same command.
 # ZeRO-2 (faster, more memory per GPU): use examples/deepspeed/zero2.json.
 set -euo pipefail
+source "$(dirname "$0")/caller_paths.sh"
 cd "$(dirname "$0")/.."
-MODEL=${1:?usage: $0 MODEL DATA [OUTPUT_DIR]}
-DATA=${2:?usage: $0 MODEL DATA [OUTPUT_DIR]}
-OUT=${3:-runs/bc-7b}
+MODEL=$(caller_path "${1:?usage: $0 MODEL DATA [OUTPUT_DIR]}")
+DATA=$(caller_path "${2:?usage: $0 MODEL DATA [OUTPUT_DIR]}")
+OUT=$(caller_path "${3:-runs/bc-7b}" out)
 LAUNCHER=${LAUNCHER:-torchrun}   # or: accelerate
 
 ARGS=(

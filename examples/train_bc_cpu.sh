@@ -10,12 +10,13 @@
 # (With accelerate, `--cpu --num_processes 2` starts ONE process: use `--multi_gpu` as below; the trainer
 # itself chooses CPU when there is no GPU.)
 set -euo pipefail
+source "$(dirname "$0")/caller_paths.sh"
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
-OUT=${3:-runs/bc-cpu}
+OUT=$(caller_path "${3:-runs/bc-cpu}" out)
 if [ $# -ge 2 ]; then
-  MODEL=$1
-  DATA=$2
+  MODEL=$(caller_path "$1")
+  DATA=$(caller_path "$2")
 else
   MODEL=runs/tiny-llama
   DATA=runs/tiny-data.jsonl
