@@ -666,3 +666,15 @@ def test_a_mistyped_bc_model_is_one_line_before_anything_is_written(tmp_path, ba
               "--output-dir", str(out), "--bc-model", str(tmp_path / "nowhere")])
     assert not out.exists()
 
+
+
+def test_a_finished_run_is_printed_as_a_table(tmp_path, capsys):
+    from agentenv.trainer.runs import print_summary, write_summary
+
+    scores = lambda s: {"maze": {"n": 2, "score": s, "success": s}, "all": {"n": 2, "score": s, "success": s}}  # noqa: E731
+    summary = write_summary(tmp_path, "eto", {0: {"model": "runs/bc", "scores": scores(0.0)},
+                                               1: {"model": "iter_1/model", "scores": scores(0.5), "pairs": 4}})
+    print_summary(summary)
+    out = capsys.readouterr().out
+    assert "maze success" in out and "50.0% (n=2)" in out and "pairs 4" in out
+    assert f"summary: {tmp_path / 'summary.json'}; curve: {tmp_path / 'curve.png'}" in out

@@ -16,6 +16,7 @@ from typing import Any
 
 from agentenv.controller.commands import one_line_errors, start_servers_hint
 from agentenv.trainer.config_args import add_dataclass_args, dataclass_from_args
+from agentenv.trainer.runs import print_summary
 
 
 def _servers_hint(args: argparse.Namespace) -> str:
@@ -83,28 +84,31 @@ def _grpo(args: argparse.Namespace) -> int:
 def _eto(args: argparse.Namespace) -> int:
     from agentenv.trainer.eto import ETOConfig, run_eto
 
-    print(json.dumps(run_eto(_settings(ETOConfig, args)), indent=2))
+    print_summary(run_eto(_settings(ETOConfig, args)))
     return 0
 
 
 def _evol(args: argparse.Namespace) -> int:
     from agentenv.trainer.agentevol import AgentEvolConfig, run_agentevol
 
-    print(json.dumps(run_agentevol(_settings(AgentEvolConfig, args)), indent=2))
+    print_summary(run_agentevol(_settings(AgentEvolConfig, args)))
     return 0
 
 
 def _rft(args: argparse.Namespace) -> int:
     from agentenv.trainer.rft import RFTConfig, run_rft
 
-    print(json.dumps(run_rft(_settings(RFTConfig, args)), indent=2))
+    print_summary(run_rft(_settings(RFTConfig, args)))
     return 0
 
 
 def _best_of_n(args: argparse.Namespace) -> int:
     from agentenv.trainer.best_of_n import BestOfNConfig, run_best_of_n
 
-    print(json.dumps(run_best_of_n(dataclass_from_args(BestOfNConfig, args)), indent=2))
+    cfg = dataclass_from_args(BestOfNConfig, args)
+    run_best_of_n(cfg)  # prints its table
+    out = Path(cfg.out)
+    print(f"summary: {out.with_name(out.stem + '.best_of_n.json')} and .md; episodes: {out}")
     return 0
 
 

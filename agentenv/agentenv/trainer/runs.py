@@ -94,6 +94,33 @@ def write_summary(
     return summary
 
 
+def print_summary(summary: Mapping[str, Any]) -> None:
+    """A finished run's iterations as a table (success and episodes per env, and what else each recorded),
+    then where its summary and curve are."""
+    from rich.table import Table
+
+    from agentenv.controller.report import table_console
+
+    rows, run_dir = summary["iterations"], Path(summary["run_dir"])
+    envs = sorted({env for row in rows for env in row.get("scores") or {}}, key=lambda e: (e == "all", e))
+    if len(envs) == 2 and envs[-1] == "all":  # one env: its mean is the same column
+        envs = envs[:1]
+    table = Table(title=f"{summary['algorithm']}: {run_dir}")
+    table.add_column("iteration", justify="right")
+    table.add_column("model")
+    for env in envs:
+        table.add_column(f"{env} success", justify="right")
+    table.add_column("")
+    for row in rows:
+        scores = row.get("scores") or {}
+        cells = [f"{scores[e]['success']:.1%} (n={scores[e]['n']})" if e in scores else "—" for e in envs]
+        extra = ", ".join(f"{k} {v}" for k, v in row.items() if k not in ("iteration", "model", "scores"))
+        table.add_row(str(row["iteration"]), str(row.get("model", "")), *cells, extra)
+    table_console().print(table)
+    curve = run_dir / CURVE_FILE
+    print(f"summary: {run_dir / SUMMARY_FILE}" + (f"; curve: {curve}" if curve.exists() else ""))
+
+
 def plot_curve(success: Mapping[int, Mapping[str, float]], path: Path, title: str = "") -> Path:
     """A line per env (and the overall mean, ``all``, when there are several envs): success rate (%)
     against iteration, each point labelled with its value."""
