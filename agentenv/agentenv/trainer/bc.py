@@ -94,7 +94,7 @@ def train_bc(cfg: BCConfig) -> Path:
 
     out = Path(cfg.output_dir)
     if not cfg.data:
-        raise ValueError("BCConfig.data: give at least one trajectory file")
+        raise ValueError("--data (BCConfig.data): give at least one trajectory file, or a folder of them")
     if already_trained(cfg):  # --no-resume trains again
         return out
     accelerator = make_accelerator(cfg)
