@@ -12,7 +12,8 @@ source "$(dirname "$0")/caller_paths.sh"
 cd "$(dirname "$0")/.."
 MODEL=$(caller_path "${1:?usage: $0 MODEL DATA [OUTPUT_DIR]}")
 DATA=$(caller_path "${2:?usage: $0 MODEL DATA [OUTPUT_DIR]}")
-OUT=$(caller_path "${3:-runs/bc-7b}" out)
+OUT=runs/bc-7b
+[ $# -ge 3 ] && OUT=$(caller_path "$3" out)
 LAUNCHER=${LAUNCHER:-torchrun}   # or: accelerate
 
 ARGS=(

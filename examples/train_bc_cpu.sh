@@ -13,7 +13,8 @@ set -euo pipefail
 source "$(dirname "$0")/caller_paths.sh"
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
-OUT=$(caller_path "${3:-runs/bc-cpu}" out)
+OUT=runs/bc-cpu
+[ $# -ge 3 ] && OUT=$(caller_path "$3" out)
 if [ $# -ge 2 ]; then
   MODEL=$(caller_path "$1")
   DATA=$(caller_path "$2")

@@ -3,7 +3,8 @@
 A game folder holds what ``alfworld``'s own loader (``AlfredTWEnv``) and handcoded expert read:
 
 - ``game.tw-pddl``: JSON with ``pddl_domain`` and ``grammar`` (ALFWorld's ``alfred.pddl`` and
-  ``alfred.twl2``, as the installed package ships them, the grammar's task line filled in),
+  ``alfred.twl2`` as alfworld 0.3.3, AgentGym's pin, has them, made from the installed package's; the
+  grammar's task line filled in),
   ``pddl_problem`` (the room, its objects and the goal) and ``solvable``;
 - ``initial_state.pddl``: the problem alone;
 - ``traj_data.json``: ``task_type``, ``pddl_params`` and ``turk_annotations`` (the expert reads the first

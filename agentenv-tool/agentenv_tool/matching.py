@@ -45,7 +45,8 @@ def same_answer(given: Any, gold: Any) -> bool:
     """Whether a ``finish`` answer is the gold one.
 
     Strings compare case-insensitively, without surrounding quotes, spaces or a final full stop; a number
-    matches within half a unit of the gold's last decimal (18.5 takes 18.46..18.54; 444 takes 443.5..444.5),
+    matches what rounds to the gold, less than half a unit of its last decimal away (18.5 takes 18.46..18.54
+    but not 18.45; 444 takes 443.6..444.4),
     whether given as a number or as a string; lists compare as multisets (AgentBoard sorts list answers).
     """
     if isinstance(gold, list):
@@ -64,7 +65,8 @@ def same_answer(given: Any, gold: Any) -> bool:
         return _text(given) == _text(gold)
     gold_number, given_number = _number(gold), _number(given)
     if gold_number is not None and given_number is not None and not isinstance(gold, str):
-        return abs(given_number - gold_number) < _half_unit(gold) - 1e-9  # what rounds to the gold, ties not
+        half = _half_unit(gold)  # what rounds to the gold, a tie not (the margin: floats' representation)
+        return given_number == gold_number or abs(given_number - gold_number) < half * (1 - 1e-6)
     return _text(given) == _text(gold)
 
 

@@ -29,6 +29,8 @@ def _id_text(value: Any) -> Any:
 #: in places, TMDB's search for one, and agents copy them so)
 Id = Annotated[str, BeforeValidator(_id_text), Field(max_length=40)]
 
+#: a date argument, read with :func:`parse_day`
+Day = Annotated[str, Field(max_length=40, description="YYYY-MM-DD")]
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 

@@ -63,6 +63,7 @@ def test_answers_match_as_agentboard_asks():
     assert same_answer(444.3, 444) and not same_answer(445, 444)
     assert not same_answer(18.45, 18.5) and not same_answer(18.55, 18.5)  # what rounds to the gold, ties not
     assert not same_answer(2.5, 3) and not same_answer("3.5", 3)
+    assert same_answer(1 / 3, 1 / 3) and same_answer(str(0.1 + 0.2), 0.1 + 0.2)  # a gold of many decimals
     assert same_answer(" 'yes'. ", "Yes") and not same_answer("No", "Yes")
     assert same_answer(["b", "a"], ["a", "b"]) and not same_answer(["a"], ["a", "b"])
     assert same_answer("2023-05-30", "2023-05-30") and not same_answer("2023-05-31", "2023-05-30")

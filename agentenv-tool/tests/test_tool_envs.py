@@ -201,6 +201,11 @@ def test_sheet_deleting_a_line_through_a_merged_range_shrinks_it():
         header[0], header[0], *header[3:]]  # A1:B1 now, the fourth title moved in beside it, not under it
     assert sheet_values(step(env, "delete_batch_data", dimension="col", index_list=[1]))[0] == ["", *header[3:]]
     assert not env.backend.sheets.ws().merged_cells.ranges  # one cell left: no longer merged
+    step(env, "merge_cells", start_position="A1", end_position="B1")
+    rows = len(env.backend.sheets.values())
+    answer = step(env, "delete_batch_data", dimension="row", index_list=[1])  # the merge's only row
+    assert "Error" not in answer.observation and len(sheet_values(answer)) == rows - 1
+    assert not env.backend.sheets.ws().merged_cells.ranges
 
 
 def test_sheet_values_with_control_characters_are_refused_before_anything_changes():

@@ -109,8 +109,11 @@ def parse_action(reply: str) -> Action | InvalidAction:
     if kind not in _FORMS:
         shown = text if len(text) <= 60 else text[:57] + "..."
         return InvalidAction(f'"{shown}" is not an action. Actions: {GRAMMAR}')
+    first_line = text.split("\n", 1)[0]
     for form in _FORMS[kind]:
-        match = form.match(text)  # what follows the action is ignored, as WebArena's parser ignores it
+        # the action on the first line, what follows ignored (WebArena's regexes stop at a line's end); else
+        # the whole text as one action (an answer or a text over several lines)
+        match = form.match(first_line) or form.fullmatch(text)
         if match:
             return _build(kind, match.groups())
     return InvalidAction(f"malformed {kind} action; write it as {_USAGE[kind]}")

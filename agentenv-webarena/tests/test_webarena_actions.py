@@ -83,6 +83,9 @@ def test_a_huge_reply_is_parsed_quickly_and_refused():
         ("stop [42].", Action("stop", answer="42")),
         ("```\nclick [3]\nclick [4]\n```", Action("click", element_id=3)),
         ("type [3] [hello] [0] and wait", Action("type", element_id=3, text="hello", enter=False)),
+        ("stop [a]\nstop [b]", Action("stop", answer="a")),
+        ("```type [3] [hello]\nclick [4]```", Action("type", element_id=3, text="hello", enter=True)),
+        ("stop [Paris\nLondon]", Action("stop", answer="Paris\nLondon")),  # an answer over two lines
     ],
 )
 def test_text_after_an_action_is_ignored_as_webarena_ignores_it(text, action):

@@ -263,7 +263,7 @@ class Spreadsheet:
             self._shift(dimension, index + 1, -1, removed=index)
             for merged in cut:
                 r2, c2 = (merged.max_row - 1, merged.max_col) if axis == 0 else (merged.max_row, merged.max_col - 1)
-                if (r2, c2) != (merged.min_row, merged.min_col):
+                if r2 >= merged.min_row and c2 >= merged.min_col and (r2, c2) != (merged.min_row, merged.min_col):
                     ws.merge_cells(start_row=merged.min_row, start_column=merged.min_col, end_row=r2, end_column=c2)
 
     def sort(self, col: int, descending: bool) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field, StrictBool
 
 from ..base import ToolBackend
-from ..tools import Id, ToolError, parse_day, tool
+from ..tools import Day, Id, ToolError, parse_day, tool
 from .store import Project, TodoStore, TodoTask
 
 Favourite = Annotated[Union[StrictBool, Literal["True", "False", "true", "false"]],  # noqa: UP007
@@ -78,7 +78,7 @@ class TodoBackend(ToolBackend):
         return {"message": "Complete task successfully.", "task": shown}
 
     @tool("Update a task's due date.", "{message, task}.")
-    def update_task(self, task_id: Id, due_date: Annotated[str, Field(max_length=40, description="YYYY-MM-DD")]):
+    def update_task(self, task_id: Id, due_date: Day):
         task = self._task(task_id)
         task.due_date = parse_day(due_date, "due_date").isoformat()
         return {"message": "Update the task successfully", "task": task.shown()}

@@ -3,7 +3,8 @@
 A store holds 5 projects and 15 tasks (AgentGym's size) with content, description (place and tips), due date,
 duration, priority (1 normal .. 4 urgent) and completion.  Completed and deleted tasks leave the lists, as in
 Todoist.  :meth:`TodoStore.state` is what a final state is compared on: the projects' order, colour, name and
-favourite flag and the open tasks' order, content, completion, priority and due date.
+favourite flag and the tasks' order, content, completion, priority and due date (completed tasks kept,
+marked; deleted ones gone).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from ..base import ToolBackend
 from ..matching import distance_km
-from ..tools import ToolError, parse_day, tool
+from ..tools import Day, ToolError, parse_day, tool
 from . import world
 
 FIRST_DAY = date(2015, 1, 1)
@@ -23,7 +23,6 @@ MAX_SPAN_DAYS = 30
 
 Latitude = Annotated[float, Field(ge=-90, le=90, description="degrees north")]
 Longitude = Annotated[float, Field(ge=-180, le=180, description="degrees east")]
-Day = Annotated[str, Field(max_length=40, description="YYYY-MM-DD")]
 
 #: per query kind: (the daily fields, their units)
 FIELDS: dict[str, dict[str, str]] = {

@@ -410,9 +410,9 @@ def quiet_console(trainer) -> None:
         def on_log(self, args, state, control, logs=None, **kwargs):
             pass
 
+    if trainer.pop_callback(ProgressCallback) is not None:  # (a notebook's bar, or none, is left as it is)
+        trainer.add_callback(QuietProgress)
     trainer.remove_callback(PrinterCallback)
-    trainer.remove_callback(ProgressCallback)
-    trainer.add_callback(QuietProgress)
     logging.getLogger("transformers.trainer").addFilter(_not_the_tied_head_note)  # added once
 
 
