@@ -119,12 +119,12 @@ class ServerProcesses:
         return {name: f"http://{self.host}:{port}" for name, port in self.ports.items()}
 
     def start(self) -> dict[str, str]:
-        for name in self.names:
-            server_members(name)  # an unknown name is refused here, not by a child that then exits
         # another server on the port would answer our health checks while our own one fails to bind
         for name, port in self.ports.items():
             if problem := _cannot_bind(self.host, port, name):
                 raise RuntimeError(f"cannot start server {name!r}: {problem}")
+        for name in self.names:
+            server_members(name)  # an unknown name is refused here, not by a child that then exits
         try:
             for name in self.names:
                 command = [sys.executable, "-m", "agentenv.cli", "serve", name, "--host", self.host]
