@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
 import gymnasium as gym
@@ -24,7 +25,18 @@ from agentenv.env import EpisodicEnv, ExpertAction, StepResult, TaskRange, Wire
 from .duplicates import TRAIN_TEST_DUPLICATES
 from .levels import MAX_TASKS, level_of, short_name
 from .render import png_bytes
-from .world import FORWARD_IF_FREE, PICKABLE, Paths, View, facing, mark_seen, passable, scan, standing_on
+from .world import (
+    FORWARD_IF_FREE,
+    PICKABLE,
+    Paths,
+    Thing,
+    View,
+    facing,
+    mark_seen,
+    passable,
+    scan,
+    standing_on,
+)
 
 log = logging.getLogger(__name__)
 # minigrid prints every rejected level sample ("Sampling rejected: unreachable object ...") to stdout,
@@ -56,20 +68,26 @@ actions are listed in every observation."""
 
 _SPACES = re.compile(r"\s+")
 _NAMED = re.compile(
-    r"^(go to|pick up|go through|toggle and go through) (?:the |a )?([a-z]+) (?:(?:open|closed|locked) )?"
+    r"^(go to|pick up|go through|toggle and go through) (?:the |a )?([a-z]+) (?:(open|closed|locked) )?"
     r"([a-z]+)(?: (\d{1,9}))?$"  # bounded: int() refuses numbers over 4,300 digits
 )
 
 
-def normalise_action(text: str) -> str:
+def normalise_action(text: str, things: Sequence[Thing] = ()) -> str:
     """Lower-case, single spaces, no quotes / brackets / final full stop; AgentGym's ``pickup X`` and
-    door names with a state (``red closed door 1``) become this env's spelling."""
+    door names with a state become this env's spelling.  AgentGym numbers doors per colour *and* state, so
+    ``yellow open door 1`` is the first open yellow door among ``things`` (the doors in view), named here as
+    that door is (``yellow door 2`` when a closed one is nearer)."""
     text = _SPACES.sub(" ", (text or "").lower().strip().strip("\"'`[]").strip().rstrip(".").strip())
     text = re.sub(r"^pickup\b", "pick up", text)
     match = _NAMED.match(text)
     if match:
-        verb, color, type_, number = match.groups()
-        text = f"{verb} {color} {type_} {number or 1}"
+        verb, color, state, type_, number = match.groups()
+        number = int(number or 1)
+        same = [t for t in things if (t.color, t.type, t.state) == (color, type_, state)] if state else []
+        if len(same) >= number:
+            number = same[number - 1].number
+        text = f"{verb} {color} {type_} {number}"
     return text
 
 
@@ -154,7 +172,7 @@ class BabyAIEnv(EpisodicEnv):
 
     # --- acting -------------------------------------------------------------------------------------
     def act(self, action: str) -> StepResult:
-        command = normalise_action(action)
+        command = normalise_action(action, self.view.things if self.view else ())
         valid = command in self.actions
         reward, terminated, truncated = 0.0, False, False
         if command == "check available actions":
@@ -239,7 +257,7 @@ class BabyAIEnv(EpisodicEnv):
             return "the action is empty. Choose one of the available actions."
         if not match:
             return f'"{raw.strip()[:80]}" is not an action here. Choose one of the available actions.'
-        verb, color, type_, number = match.groups()
+        verb, color, _state, type_, number = match.groups()
         thing = self.view.find(color, type_, int(number or 1)) if self.view else None
         if thing is None:
             return f"you cannot see a {color} {type_} {number or 1}. Choose one of the available actions."

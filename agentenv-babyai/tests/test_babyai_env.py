@@ -55,6 +55,12 @@ def test_agentgym_spellings_are_accepted():
     assert normalise_action("Pickup red ball 1.") == "pick up red ball 1"
     assert normalise_action('"toggle and go through red closed door 2"') == "toggle and go through red door 2"
     assert normalise_action("go to the red ball") == "go to red ball 1"
+    # AgentGym numbers doors per colour and state: its "yellow open door 1" is the first open yellow door
+    from agentenv_babyai.world import Thing
+
+    doors = [Thing("door", "yellow", 1, (1, 1), 1, 0, "closed"), Thing("door", "yellow", 2, (3, 1), 3, 0, "open")]
+    assert normalise_action("go through yellow open door 1", doors) == "go through yellow door 2"
+    assert normalise_action("toggle and go through yellow closed door 1", doors) == "toggle and go through yellow door 1"
 
 
 def test_go_to_solves_go_to_red_ball(env):

@@ -49,8 +49,10 @@ def extract_action(text: str) -> str:
 def reply_text(text: str | None) -> str:
     """A reply without its reasoning block and without what follows the first ``Observation:`` line after an
     action.  A ``<think>`` left open (the reply was cut off while reasoning) takes the rest of the reply; a
-    lone ``</think>`` (templates that open the block in the prompt) ends the reasoning before it."""
-    text = text or ""
+    lone ``</think>`` (templates that open the block in the prompt) ends the reasoning before it.  A final
+    ``</s>`` written out as text (Llama-2's end of turn, which AgentGym's clients strip) is no part of it."""
+    text = (text or "").rstrip()
+    text = text.removesuffix("</s>")
     opened, closed = text.find("<think>"), text.rfind("</think>")
     if closed >= 0:
         text = (text[:opened] if 0 <= opened < closed else "") + text[closed + len("</think>") :]

@@ -44,6 +44,7 @@ from test_controller_support import GuessEnv
         # the model writing the environment's answer: the action is the one before it
         ("Thought: up\nAction: move up\nObservation: You moved up.\nAction: move down", "up", "move up"),
         ("Observation: a key.\nThought: t\nAction: take key", "Observation: a key.\nt", "take key"),
+        ("Thought: t\nAction: go to red ball 1</s>\n", "t", "go to red ball 1"),  # Llama-2's end of turn as text
     ],
 )
 def test_parse_react(reply, thought, action):
