@@ -1,8 +1,9 @@
 """The action grammar: ``get N item``, ``craft N item using N a, N b``, ``inventory``.
 
-Parsing only splits the text; naming items and checking recipes is the environment's job.  Text is
-lower-cased, ``minecraft:`` prefixes and underscores are dropped, and a trailing full stop is ignored,
-so ``Get 2 minecraft:oak_log.`` reads like ``get 2 oak log``.
+Parsing only splits the text; naming items and checking recipes is the environment's job.  The first line
+is read, lower-cased, ``minecraft:`` prefixes and underscores dropped, and any other character than letters,
+digits, commas and spaces removed (AgentGym's client cleaning), so ``Get 2 minecraft:oak_log.`` and
+```` `get 2 oak log` ```` read like ``get 2 oak log``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ _CRAFT = re.compile(r"^craft\s+(?:(\d+)\s+)?(.+?)\s+using\s+(.+)$")
 _AMOUNT = re.compile(r"^(\d+)\s+(.+)$")
 #: a count this long is nonsense, and ``int()`` refuses numbers over 4,300 digits
 _TOO_LONG = re.compile(r"\d{10,}")
+_NOT_ACTION_TEXT = re.compile(r"[^a-z0-9, ]+")
 
 
 @dataclass(frozen=True)
@@ -46,10 +48,12 @@ Action = Get | Craft | Inventory | Invalid
 
 
 def normalise(text: str) -> str:
-    """Lower-case, drop ``minecraft:`` and underscores, collapse spaces, drop a trailing full stop."""
-    text = text.strip().lower().replace("minecraft:", "").replace("_", " ")
-    text = " ".join(text.split())
-    return text.rstrip(".").strip()
+    """The first line with text, lower-cased, ``minecraft:`` and underscores dropped, and every character
+    but letters, digits, commas and spaces removed, as AgentGym's client cleans an action before sending it
+    (quotes, backticks, brackets, ``**``, a final ``.`` or ``!``); spaces collapsed."""
+    line = next((line for line in text.splitlines() if line.strip()), "")
+    line = line.lower().replace("minecraft:", "").replace("_", " ")
+    return " ".join(_NOT_ACTION_TEXT.sub("", line).split())
 
 
 def parse_action(text: str) -> Action:

@@ -159,6 +159,10 @@ def test_actions_are_normalised(env):
     start(env, "crafting_table")
     assert env.step("Get 1 minecraft:oak_log.").observation == "Got 1 oak log"
     assert env.step("  CRAFT 4 Oak_Planks using 1 oak logs ").observation == "Crafted 4 oak planks"
+    # cleaned as AgentGym's client cleans an action: its first line, letters, digits, commas and spaces
+    for written in ("`get 1 oak log`", '"get 1 oak log"', "**get 1 oak log**", "[get 1 oak log]", "get 1 oak log!",
+                    "get 1 oak log\nThis gives me a log to craft planks."):
+        assert env.step(written).observation == "Got 1 oak log", written
 
 
 def test_step_cap_ends_the_episode_unsolved(env):
