@@ -247,11 +247,10 @@ class Spreadsheet:
             raise SheetError(f"{dimension} indexes must be between 1 and {last}, not {bad}.")
         if len(set(indices)) >= last:
             raise SheetError("You cannot delete the whole sheet at once.")
-        ws = self.ws()
+        ws, axis = self.ws(), 0 if dimension == "row" else 1
         for index in sorted(set(indices), reverse=True):
             # a merged range the line runs through shrinks by it, as in Sheets (openpyxl leaves it in place,
             # over the cells that move in); one that would be a single cell is no longer merged
-            axis = 0 if dimension == "row" else 1
             cut = [m for m in ws.merged_cells.ranges
                    if (m.min_row, m.min_col)[axis] <= index <= (m.max_row, m.max_col)[axis]]
             for merged in cut:

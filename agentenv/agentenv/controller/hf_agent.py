@@ -199,18 +199,23 @@ class HFAgent(Agent):
         for n, token in enumerate(token_ids):
             if token in self.stop_ids:
                 return self.decode_reply(token_ids[:n])
-        if self.stop_ids and len(token_ids) >= self.max_new_tokens:
-            whole = self.tokenizer.decode(token_ids, skip_special_tokens=True)
-            if not any(stop in whole for stop in self.stop_text):  # a stop text ended the turn in the reply
-                episode.meta.setdefault("truncated_replies", []).append(episode.rounds)
-        return self.decode_reply(token_ids)
+        text, stopped = self._decoded(token_ids)
+        if self.stop_ids and not stopped and len(token_ids) >= self.max_new_tokens:
+            episode.meta.setdefault("truncated_replies", []).append(episode.rounds)
+        return text
 
     def decode_reply(self, token_ids: list[int]) -> str:
         """Generated tokens to reply text: stop token and anything after a stop string removed."""
+        return self._decoded(token_ids)[0]
+
+    def _decoded(self, token_ids: list[int]) -> tuple[str, bool]:
+        """:meth:`decode_reply`'s text, and whether a stop string ended it."""
         text = self.tokenizer.decode([t for t in token_ids if t not in self.stop_ids], skip_special_tokens=True)
+        stopped = False
         for stop in self.stop_text:
-            text = text.split(stop, 1)[0]
-        return text.strip()
+            if stop in text:
+                text, stopped = text.split(stop, 1)[0], True
+        return text.strip(), stopped
 
     # --- the Agent interface ---------------------------------------------------------------------
     def act(self, episodes: list[Episode]) -> list[str]:

@@ -49,7 +49,8 @@ class LiveProgress:
         console = Console(stderr=True)
         self.title, self.total = title, total
         self.lines = enabled and not console.is_terminal  # a log: a line every tenth of the run, no bar
-        self._next_line = done + max(1, total // 10)
+        self._every = max(1, total // 10)
+        self._next_line = done + self._every
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -84,7 +85,7 @@ class LiveProgress:
         self.successes += bool(success)
         self._progress.advance(self._task)
         if self.lines and (self.done >= self._next_line or self.done == self.total):
-            self._next_line = self.done + max(1, self.total // 10)
+            self._next_line = self.done + self._every
             print(f"{self.title} {self.done}/{self.total}  {self.status()}", file=sys.stderr, flush=True)
 
     def write(self, line: str) -> None:

@@ -94,6 +94,13 @@ def write_summary(
     return summary
 
 
+def _env_columns(envs: set[str]) -> list[str]:
+    """The envs of a run's table or curve, sorted, the overall mean (``all``) last; with one env, that env
+    alone (its mean is the same figure)."""
+    ordered = sorted(envs, key=lambda e: (e == "all", e))
+    return ordered[:1] if len(ordered) == 2 and ordered[-1] == "all" else ordered
+
+
 def print_summary(summary: Mapping[str, Any]) -> None:
     """A finished run's iterations as a table (success and episodes per env, and what else each recorded),
     then where its summary and curve are."""
@@ -102,9 +109,7 @@ def print_summary(summary: Mapping[str, Any]) -> None:
     from agentenv.controller.report import table_console
 
     rows, run_dir = summary["iterations"], Path(summary["run_dir"])
-    envs = sorted({env for row in rows for env in row.get("scores") or {}}, key=lambda e: (e == "all", e))
-    if len(envs) == 2 and envs[-1] == "all":  # one env: its mean is the same column
-        envs = envs[:1]
+    envs = _env_columns({env for row in rows for env in row.get("scores") or {}})
     table = Table(title=f"{summary['algorithm']}: {run_dir}")
     table.add_column("iteration", justify="right")
     table.add_column("model")
@@ -129,9 +134,7 @@ def plot_curve(success: Mapping[int, Mapping[str, float]], path: Path, title: st
     matplotlib.use("Agg")  # files only, never a display
     import matplotlib.pyplot as plt
 
-    envs = sorted({env for per_env in success.values() for env in per_env}, key=lambda e: (e == "all", e))
-    if len(envs) == 2 and envs[-1] == "all":  # one env: its mean is the same line
-        envs = envs[:1]
+    envs = _env_columns({env for per_env in success.values() for env in per_env})
     fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
     for env in envs:
         points = sorted((m, 100 * per_env[env]) for m, per_env in success.items() if env in per_env)
