@@ -49,6 +49,10 @@ def step(env, tool, **arguments):
     return env.step(f"{tool} with Action Input: {json.dumps(arguments)}")
 
 
+def sheet_values(answer) -> list[list[str]]:
+    return json.loads(answer.observation.split("\n")[0].removeprefix("Observation: "))
+
+
 def weather_task(kind):
     return next(i for i in WeatherEnv.splits["test"] if WeatherEnv.task_of(i).kind == kind)
 
@@ -167,12 +171,12 @@ def test_sheet_formulas_follow_their_cells_and_move_with_rows():
     env = SheetEnv()
     env.reset(sheet_task("column_totals"))
     env.step(SheetEnv.task_of(sheet_task("column_totals")).plan[0].action)  # open the sheet
-    values = json.loads(step(env, "update_cell_by_formula", operator="SUM", start_position="C2",
-                             end_position="C3", result_position="J2").observation.split("\n")[0][13:])
+    values = sheet_values(step(env, "update_cell_by_formula", operator="SUM", start_position="C2",
+                               end_position="C3", result_position="J2"))
     assert float(values[1][9]) == float(values[1][2]) + float(values[2][2])
-    values = json.loads(step(env, "update_cell", position="C2", value="1000").observation.split("\n")[0][13:])
+    values = sheet_values(step(env, "update_cell", position="C2", value="1000"))
     assert float(values[1][9]) == 1000 + float(values[2][2])
-    values = json.loads(step(env, "insert_rows", values_list=[["new"]], row_idx=2).observation.split("\n")[0][13:])
+    values = sheet_values(step(env, "insert_rows", values_list=[["new"]], row_idx=2))
     assert values[1][0] == "new" and float(values[2][9]) == 1000 + float(values[3][2])
     assert "MINUS" in step(env, "update_cell_by_formula", operator="DIVIDE", result_position="J3",
                            position_list=["C2"]).observation
@@ -185,10 +189,6 @@ def test_sheet_formulas_follow_their_cells_and_move_with_rows():
                                         end_position="Z100", result_position="L1").observation
     step(env, "update_cell", position="A3", value="x" * 5000)
     assert "too long to match" in step(env, "filter_cells", query="(x+x+)+y", in_column=1).observation
-
-
-def sheet_values(answer) -> list[list[str]]:
-    return json.loads(answer.observation.split("\n")[0].removeprefix("Observation: "))
 
 
 def test_sheet_deleting_a_line_through_a_merged_range_shrinks_it():
