@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
@@ -52,6 +53,8 @@ class QueryResult:
     capped: bool = False
     error: str | None = None
     timed_out: bool = False
+    #: stopped because the database was closed meanwhile (a session ended under it): says nothing of the query
+    interrupted: bool = False
     seconds: float = 0.0
 
     @property
@@ -60,7 +63,9 @@ class QueryResult:
 
 
 class ReadOnlyDatabase:
-    """One read-only connection to a sqlite file.  Calls are serialised by the caller (one session)."""
+    """One read-only connection to a sqlite file.  Calls are serialised by the caller (one session);
+    :meth:`close` may come from another thread while a query runs (a session ended past its deadline): it
+    interrupts the query and closes the connection once the query has let go of it."""
 
     def __init__(self, path: str | Path, *, time_limit_s: float = 5.0, row_cap: int = 10_000) -> None:
         self.path = Path(path)
@@ -69,6 +74,9 @@ class ReadOnlyDatabase:
         self.time_limit_s, self.row_cap = time_limit_s, row_cap
         self._deadline = float("inf")
         self._timed_out = False
+        # closing a connection a query still runs on crashes sqlite; run() holds this while it uses it
+        self._in_use = threading.Lock()
+        self._closing = False
         uri = f"{self.path.resolve().as_uri()}?mode=ro"
         self.connection = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
         try:
@@ -92,6 +100,12 @@ class ReadOnlyDatabase:
         """Run one statement; never raises on a bad one (its error is in the result)."""
         limit = self.time_limit_s if time_limit_s is None else time_limit_s
         cap = self.row_cap if row_cap is None else row_cap
+        with self._in_use:
+            if self._closing:
+                return QueryResult(error="the database was closed", interrupted=True)
+            return self._run(sql, limit, cap)
+
+    def _run(self, sql: str, limit: float, cap: int) -> QueryResult:
         start = time.monotonic()
         self._deadline, self._timed_out = start + limit, False
         result = QueryResult()
@@ -108,7 +122,10 @@ class ReadOnlyDatabase:
             cursor.close()
         except (sqlite3.Error, ValueError, OverflowError, MemoryError) as exc:
             result.rows, result.capped = [], False
-            if self._timed_out:
+            if self._closing:
+                result.interrupted = True
+                result.error = "the database was closed while the query ran"
+            elif self._timed_out:
                 result.timed_out = True
                 result.error = f"the query ran past its time limit of {limit:g} s and was stopped"
             else:
@@ -122,7 +139,13 @@ class ReadOnlyDatabase:
         return result
 
     def close(self) -> None:
-        self.connection.close()
+        if self._closing:
+            return
+        self._closing = True
+        with contextlib.suppress(sqlite3.ProgrammingError):  # closed already, by a close beside this one
+            self.connection.interrupt()  # safe from any thread; a query running now stops at its next step
+        with self._in_use:
+            self.connection.close()
 
     def __enter__(self) -> ReadOnlyDatabase:
         return self
@@ -151,6 +174,8 @@ class GoldResults:
                 self._results.move_to_end(key)
                 return self._results[key]
         result = database.run(sql, time_limit_s=time_limit_s, row_cap=row_cap)
+        if result.interrupted:  # the session closed under it: the next one runs it again
+            return result
         with self._lock:
             self._results[key] = result
             while len(self._results) > self.size:

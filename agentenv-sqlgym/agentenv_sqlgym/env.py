@@ -18,7 +18,7 @@ from agentenv.env import EpisodicEnv, ExpertAction, StepResult, Wire
 from agentenv.react import reply_format
 
 from . import settings
-from .database import GoldResults, QueryResult, ReadOnlyDatabase, format_rows, same_rows
+from .database import MAX_RESULT_BYTES, GoldResults, QueryResult, ReadOnlyDatabase, format_rows, same_rows
 from .generate.cache import key as cache_key
 from .schema import describe_schema
 from .statement import refusal, sql_of_reply
@@ -71,6 +71,8 @@ class SqlGymEnv(EpisodicEnv):
     #: an agent's statement is stopped after this long, and at most this many rows are fetched
     time_limit_s: ClassVar[float] = 5.0
     row_cap: ClassVar[int] = 10_000
+    #: a step may run the agent's query and, once per process, the gold one: past both their limits
+    call_deadline_s: ClassVar[float] = GOLD_TIME_LIMIT_S + 30.0
 
     splits: ClassVar[dict[str, range]] = task_splits(bird_path)
     max_rounds: ClassVar[int] = rounds
@@ -137,14 +139,17 @@ class SqlGymEnv(EpisodicEnv):
         refused = refusal(sql)
         if refused:
             return self._answer(f"Refused: {refused}.", "refused", last)
-        result = self.database.run(sql)
+        gold = GOLD.get(self.database, self.task.sql, time_limit_s=GOLD_TIME_LIMIT_S, row_cap=GOLD_ROW_CAP)
+        gold_known = gold.ok and not gold.capped  # a cut gold result would make a partial answer right
+        # an answer may hold as many rows as the gold does, whatever the agent's own cap
+        cap = max(self.row_cap, len(gold.rows)) if gold_known else self.row_cap
+        result = self.database.run(sql, row_cap=cap)
         if not result.ok:
             return self._answer(
                 f"Error: {result.error}", "timeout" if result.timed_out else "error", last, result
             )
-        gold = GOLD.get(self.database, self.task.sql, time_limit_s=GOLD_TIME_LIMIT_S, row_cap=GOLD_ROW_CAP)
         shown = format_rows(result)
-        if not gold.ok or gold.capped:  # a cut gold result would make a partial answer right
+        if not gold_known:
             why = gold.error or f"it was cut at {len(gold.rows)} rows, too large to compare"
             return self._answer(
                 f"{shown}\nThe expected answer could not be computed: {why}",
@@ -154,7 +159,8 @@ class SqlGymEnv(EpisodicEnv):
             )
         if result.capped:
             return self._answer(
-                f"{shown}\nThe result was cut at {self.row_cap} rows, so it is not the answer.",
+                f"{shown}\nThe result was cut at {len(result.rows)} rows (a result holds at most {cap} rows "
+                f"and {MAX_RESULT_BYTES // 1_000_000} MB), so it is not the answer.",
                 "capped",
                 last,
                 result,

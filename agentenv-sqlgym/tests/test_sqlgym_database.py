@@ -2,9 +2,11 @@
 
 import hashlib
 import sqlite3
+import subprocess
+import sys
 
 import pytest
-from agentenv_sqlgym.database import MAX_VALUE_BYTES, ReadOnlyDatabase, format_rows, same_rows
+from agentenv_sqlgym.database import MAX_VALUE_BYTES, GoldResults, ReadOnlyDatabase, format_rows, same_rows
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +66,40 @@ def test_a_call_sqlite_cannot_interrupt_still_counts_as_past_its_limit(db_file):
     with ReadOnlyDatabase(db_file, time_limit_s=0.05) as db:
         slow = db.run("SELECT length(printf('%.*c', 100000000, 'x'))")  # one call, about 0.4 s here
         assert slow.timed_out and not slow.ok and slow.rows == [] and "time limit of 0.05 s" in slow.error
+
+
+def test_closing_while_a_query_runs_stops_the_query_before_the_connection_closes(db_file):
+    """A session that ran past the server's deadline is closed from another thread while its query runs:
+    closing the connection under the query crashed the process in sqlite (SIGSEGV) or failed the query
+    with a closed database.  Run in a process of its own, so that a crash fails this test alone."""
+    script = f"""
+import threading, time
+from agentenv_sqlgym.database import ReadOnlyDatabase
+for _ in range(20):
+    db = ReadOnlyDatabase({str(db_file)!r}, time_limit_s=60)
+    out = []
+    query = threading.Thread(target=lambda: out.append(db.run("SELECT COUNT(*) FROM t AS x, t AS y, t AS z")))
+    query.start()
+    time.sleep(0.05)
+    db.close()
+    query.join(10)
+    assert not query.is_alive() and out[0].interrupted and not out[0].ok, out
+    after = db.run("SELECT 1")
+    assert after.interrupted and after.error == "the database was closed", after
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr[-3000:]
+
+
+def test_a_gold_result_a_close_interrupted_is_not_remembered(db_file):
+    """A gold query stopped by its session's close answered that task "gold_failed" for the process's life."""
+    gold = GoldResults()
+    closed = ReadOnlyDatabase(db_file)
+    closed.close()
+    assert gold.get(closed, "SELECT COUNT(*) FROM t", time_limit_s=5, row_cap=10).interrupted
+    with ReadOnlyDatabase(db_file) as db:
+        assert gold.get(db, "SELECT COUNT(*) FROM t", time_limit_s=5, row_cap=10).rows == [(5000,)]
 
 
 def test_a_huge_result_is_capped(db_file):

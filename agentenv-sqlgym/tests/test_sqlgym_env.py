@@ -138,7 +138,32 @@ def test_a_long_query_is_stopped_and_a_huge_result_capped():
         ][0]
         answer = session.step(sql_block(f"SELECT * FROM {table} AS a, {table} AS b"))
         assert answer.info["status"] == "capped" and answer.info["rows"] == 50 and answer.reward == 0.0
-        assert "more than 50 rows (capped)" in answer.observation and "cut at 50 rows" in answer.observation
+        assert "more than 50 rows (capped)" in answer.observation
+        assert "cut at 50 rows (a result holds at most 50 rows and 8 MB)" in answer.observation
+
+
+class OneRowCap(SqlGymEnv):
+    row_cap: ClassVar[int] = 1
+
+
+def test_an_answer_as_large_as_its_gold_is_judged_whatever_the_row_cap():
+    """An answer is fetched up to the gold's size: a right answer of more rows than the agent's cap (BIRD
+    has golds of over 10,000 rows) was cut and scored 0, the expert's own included."""
+    with LocalSession(OneRowCap) as session:
+        for idx in TEST:
+            session.reset(idx)
+            answer = session.step(session.expert().action)
+            if answer.info["rows"] > 1:
+                break
+        assert answer.info["status"] == "correct" and answer.reward == 1.0 and not answer.info["capped"]
+
+
+def test_a_step_may_outlast_the_gold_query_s_limit():
+    """The gold query may take GOLD_TIME_LIMIT_S once per process: the server's deadline (which closes a
+    session whose call outruns it) must leave it that and the agent's own query."""
+    from agentenv_sqlgym.env import GOLD_TIME_LIMIT_S
+
+    assert SqlGymEnv.call_deadline_s > GOLD_TIME_LIMIT_S + SqlGymEnv.time_limit_s
 
 
 def test_a_gold_result_cut_at_its_cap_is_no_answer_key(monkeypatch):
