@@ -34,40 +34,19 @@ from .search import STOPWORDS
 #: the fuzzy score over which two attributes or options are the same
 MATCH_OVER = 85
 
-#: colour words an option is reduced to when it names one (longer names first: "navy" before "blue")
+#: WebShop's colour words, in its order (alphabetical): an option is reduced to the first one it contains,
+#: anywhere in it ("navy blue" -> "blue", "dark wash" -> "ash"), as WebShop's option reward does
 COLORS = (
-    "rose gold",
-    "navy",
-    "burgundy",
-    "charcoal",
-    "beige",
-    "ivory",
-    "khaki",
-    "lavender",
-    "teal",
-    "coral",
-    "olive",
-    "mustard",
-    "tan",
-    "black",
-    "white",
-    "grey",
-    "gray",
-    "brown",
-    "red",
-    "pink",
-    "purple",
-    "blue",
-    "green",
-    "yellow",
-    "orange",
-    "silver",
-    "gold",
-    "multicolor",
-    "leopard",
-    "camouflage",
-    "nude",
-    "clear",
+    "alabaster", "apricot", "aqua", "ash", "asphalt", "azure", "banana", "beige", "black", "blue", "blush",
+    "bordeaux", "bronze", "brown", "burgundy", "camel", "camo", "caramel", "champagne", "charcoal", "cheetah",
+    "chestnut", "chocolate", "christmas", "coffee", "cognac", "copper", "coral", "cranberry", "cream",
+    "crystal", "dark", "denim", "eggplant", "elephant", "espresso", "fuchsia", "gold", "granite", "grape",
+    "graphite", "grass", "gray", "green", "grey", "heather", "indigo", "ivory", "ivy", "khaki", "lavender",
+    "lemon", "leopard", "light", "lilac", "lime", "magenta", "maroon", "mauve", "merlot", "midnight", "mint",
+    "mocha", "multicolor", "mushroom", "mustard", "natural", "navy", "nude", "olive", "orange", "peach",
+    "pewter", "pink", "plum", "purple", "rainbow", "red", "rose", "royal", "rust", "sand", "sapphire",
+    "seashell", "silver", "skull", "slate", "steel", "stone", "stonewash", "sunflower", "tan", "taupe",
+    "teal", "tiger", "turquoise", "violet", "walnut", "wheat", "white", "wine", "yellow",
 )
 
 WORD = re.compile(r"[a-z]+")
@@ -168,9 +147,10 @@ def similarity(a: str, b: str) -> float:
 
 
 def color_word(option: str) -> str:
-    """The colour an option names (``"navy blue"`` -> ``"navy"``), else the option itself."""
+    """The first of WebShop's colour words the option contains (``"navy blue"`` -> ``"blue"``), else the
+    option itself."""
     lowered = option.lower()
-    return next((c for c in COLORS if re.search(rf"\b{c}\b", lowered)), lowered)
+    return next((c for c in COLORS if c in lowered), lowered)
 
 
 @lru_cache(maxsize=200_000)

@@ -5,7 +5,8 @@ joined with `` [SEP] ``) or as HTML.  The pages and buttons are WebShop's:
 
 - the search page: ``WebShop [SEP] Instruction: [SEP] {instruction} [SEP] Search``;
 - result pages (10 of at most 50 results each): ``Back to Search``, ``Page N (Total results: T)``,
-  ``< Prev`` and ``Next >`` where there is such a page, then each product's ASIN, title and price;
+  ``< Prev`` (after the first page), ``Next >`` (always, as in WebShop: past the last page it
+  leads to an empty one), then each product's ASIN, title and price;
 - item pages: ``Back to Search``, ``< Prev`` (back to the results), each option group and its values,
   title, price, rating, ``Description``, ``Features``, ``Reviews`` (sub-pages whose ``< Prev`` returns to
   the item) and ``Buy Now``, which ends the episode with the reward.
@@ -209,8 +210,7 @@ class Site:
         page.add("text", f"Page {self.page_number} (Total results: {len(self.results)})")
         if self.page_number > 1:
             page.add("button", PREV_PAGE)
-        if self.page_number * RESULTS_PER_PAGE < len(self.results):
-            page.add("button", NEXT_PAGE)
+        page.add("button", NEXT_PAGE)  # on every results page, the last and an empty one too, as in WebShop
         for product in self.page_results:
             page.add("product_link", product.asin)
             page.add("text", product.title)

@@ -49,21 +49,18 @@ def test_results_come_ten_a_page_fifty_at_most(env):
     seen = set(shown)
     for number in range(2, 6):
         page = env.step("click[Next >]").observation
-        assert f"Page {number} (Total results: 50){SEP}< Prev" in page
-        assert (f"{SEP}Next >{SEP}" in page) == (number < 5)
+        assert f"Page {number} (Total results: 50){SEP}< Prev{SEP}Next >{SEP}" in page
         seen |= set(asins(page))
     assert len(seen) == 50
-    refused = env.step("click[next >]")
-    assert (
-        refused.observation.startswith("Invalid action:")
-        and "Page 5 (Total results: 50)" in refused.observation
-    )
-    assert "Page 4 (Total results: 50)" in env.step("click[< prev]").observation
+    # WebShop shows Next > on every results page: past the last one it leads to an empty page
+    past = env.step("click[next >]").observation
+    assert f"Page 6 (Total results: 50){SEP}< Prev{SEP}Next >" in past and asins(past) == []
+    assert "Page 5 (Total results: 50)" in env.step("click[< prev]").observation
 
 
 def test_a_search_without_matches_shows_an_empty_page(env):
     page = env.step("search[zzzz qqqq]").observation
-    assert "Page 1 (Total results: 0)" in page and "Next >" not in page and asins(page) == []
+    assert page.endswith("Page 1 (Total results: 0) [SEP] Next >") and asins(page) == []
 
 
 def test_back_navigation_returns_where_it_came_from(env):
@@ -170,6 +167,24 @@ def test_an_invalid_action_changes_nothing_and_says_why(env, action, why):
     assert answer.observation.startswith("Invalid action:") and why in answer.observation
     assert answer.observation.endswith(before) and env.observation() == before
     assert env.detail()["page"] == "search"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "search[vegan granola].",
+        "search[vegan granola]\n\nThis should list vegan granolas.",
+        "\nsearch[vegan granola]\nclick[next >]",
+        "search [vegan granola] because it is what the goal asks for",
+        "search[vegan\ngranola]",
+    ],
+)
+def test_an_action_is_read_from_the_first_line_as_webshop_reads_it(env, reply):
+    """WebShop's parser matches ``verb[argument]`` at the start and ignores what follows the line's last
+    "]": a reply with a full stop or a note after its action was refused here, and lost its round."""
+    page = env.step(reply).observation
+    assert page.startswith("Instruction:") and "Page 1 (Total results:" in page
+    assert env.detail()["page"] == "results" and env.state()["url"] == "/search_results/vegan+granola/1"
 
 
 def test_a_click_not_on_the_page_is_refused_on_item_pages_too(env):

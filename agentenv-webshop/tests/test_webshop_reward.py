@@ -103,11 +103,14 @@ def test_fuzzy_attribute_match_over_85_only():
     assert reward(far, goal(), []).attribute_matches == 0
 
 
-def test_colour_options_match_on_their_colour_word():
-    assert color_word("Navy Blue") == "navy" and color_word("heather navy") == "navy"
-    assert color_word("large") == "large"
+def test_colour_options_match_on_webshop_s_first_colour_word():
+    """WebShop reduces an option to the first word of its alphabetical colour list found anywhere in it."""
+    assert color_word("Navy Blue") == "blue" and color_word("heather navy") == "heather"
+    assert color_word("dark chocolate") == "chocolate" and color_word("dark wash") == "ash"
+    assert color_word("rose gold") == "gold" and color_word("large") == "large"
     shirt_goal = goal(options={"color": "navy blue"}, attributes=("gluten free",))
-    assert reward(peanut_butter(), shirt_goal, ["heather navy"]).option_matches == 1
+    assert reward(peanut_butter(), shirt_goal, ["light blue"]).option_matches == 1
+    assert reward(peanut_butter(), shirt_goal, ["heather navy"]).option_matches == 0
     assert reward(peanut_butter(), shirt_goal, ["black"]).option_matches == 0
 
 
