@@ -251,6 +251,34 @@ def test_loads_from_folder_and_falls_back_to_chatml(tiny):
     assert len(fallback.act(make_episodes(2))) == 2
 
 
+def test_a_results_file_resumes_only_with_the_weights_it_was_played_with(tiny, tmp_path):
+    """A model was known by its path alone: another model saved there (a retrained ``runs/bc``) resumed a
+    half-done evaluation without a word, and the file mixed two models' episodes under one name."""
+    from agentenv.controller.evaluator import EvalTask, evaluate
+
+    _, model, tokenizer = tiny
+    folder, out = tmp_path / "model", tmp_path / "results.jsonl"
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+
+    def run(indices):
+        agent = HFAgent(str(folder), max_new_tokens=4)
+        tasks = [EvalTask("guess", [], i) for i in indices]
+        return evaluate(agent, tasks, out, max_rounds=2, sources={"guess": LocalEnv(GuessEnv)}, progress=False)
+
+    run([0])
+    run([0, 1])  # the same weights: the rest of the run
+    assert len(out.read_text().splitlines()) == 2
+    retrained = transformers.AutoModelForCausalLM.from_pretrained(folder)
+    with torch.no_grad():
+        for weight in retrained.parameters():
+            weight.add_(0.01)
+    retrained.save_pretrained(folder)
+    with pytest.raises(ValueError, match=r"holds 2 finished episodes of a run with agent .*'weights'"):
+        run([0, 1, 2])
+    assert len(out.read_text().splitlines()) == 2
+
+
 def test_llama2_fallback_template(tiny):
     _, model, tokenizer = tiny
     agent = HFAgent(model=model, tokenizer=tokenizer, chat_format="llama2")

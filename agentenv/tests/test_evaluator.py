@@ -207,7 +207,7 @@ def test_samples_per_task_and_per_episode_seeds(tmp_path):
 def test_resuming_a_file_of_episodes_played_otherwise_is_refused(tmp_path):
     """Its episodes would be reported under the new run's settings (an earlier run only warned, then
     recorded the new settings as the file's).  The seed of a greedy run changes nothing; the agent's URL (a
-    server restarted elsewhere) neither; a file with no episode of these tasks is no resume."""
+    server restarted elsewhere) neither; nor does it matter which tasks the file's episodes were."""
     class Seeded(Counter):  # as the HF and OpenAI agents, which name their seed among their settings
         def __init__(self, seed):
             super().__init__()
@@ -226,7 +226,12 @@ def test_resuming_a_file_of_episodes_played_otherwise_is_refused(tmp_path):
     with pytest.raises(ValueError, match="agent"):
         evaluate(ExpertAgent(), tasks([0]), out, sources=LOCAL, progress=False)
     assert len(lines(out)) == 1 and json.loads(out.with_suffix(".meta.json").read_text())["seed"] == 2
-    evaluate(ExpertAgent(), tasks([5]), out, sources=LOCAL, progress=False)  # other tasks: nothing reused
+    # other tasks, another agent: the file would hold two agents' episodes, recorded as the second's (the
+    # check only looked at episodes of the tasks asked for, so this was taken and the file's agent replaced)
+    with pytest.raises(ValueError, match=r"holds 1 finished episodes of a run with agent"):
+        evaluate(ExpertAgent(), tasks([5]), out, sources=LOCAL, progress=False)
+    assert len(lines(out)) == 1 and json.loads(out.with_suffix(".meta.json").read_text())["agent"]["name"] == "counter"
+    evaluate(Seeded(2), tasks([5]), out, temperature=0.0, sources=LOCAL, progress=False)  # the same agent: more tasks
     assert len(lines(out)) == 2
 
 

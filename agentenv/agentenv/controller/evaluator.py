@@ -71,7 +71,8 @@ def evaluate(
         rollout = Rollout(agent, envs, concurrency=concurrency, max_rounds=max_rounds)
         infos = {env: rollout.info(env) for env in envs}
         wanted = {(f"{t.env}_{t.data_idx}", k) for t in tasks for k in range(samples_per_task)}
-        previous = latest_episodes(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted)
+        held = latest_episodes(_read(out_path))
+        previous = [t for t in held if (t.item_id, _sample(t)) in wanted]
         done = {(t.item_id, _sample(t)) for t in previous}
         todo = [
             RolloutTask(t.env, t.data_idx, k, temperature, episode_seed(seed, f"{t.env}_{t.data_idx}", k))
@@ -97,7 +98,9 @@ def evaluate(
             },
         }
         meta_path = out_path.with_suffix(".meta.json")
-        run_record = _record_run_start(meta_path, settings, n_tasks=len(wanted), n_todo=len(todo), reused=len(previous))
+        run_record = _record_run_start(
+            meta_path, settings, n_tasks=len(wanted), n_todo=len(todo), reused=len(previous), held=len(held)
+        )
 
         errors = 0
         successes = sum(t.success for t in previous)
@@ -221,17 +224,18 @@ def latest_episodes(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
 
 
 def _record_run_start(
-    meta_path: Path, settings: dict[str, Any], *, n_tasks: int, n_todo: int, reused: int = 0
+    meta_path: Path, settings: dict[str, Any], *, n_tasks: int, n_todo: int, reused: int = 0, held: int = 0
 ) -> dict[str, Any]:
-    """Open this run's record in ``.meta.json``.  A file whose ``reused`` finished episodes were played with
-    other settings (agent, sampling, round limits) is refused: the report would mix them under this run's."""
+    """Open this run's record in ``.meta.json``.  A file holding ``held`` finished episodes (``reused`` of
+    them this run's tasks) played with other settings (agent, sampling, round limits) is refused, whichever
+    tasks they were: the file and its report would then hold two agents' episodes under one's settings."""
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     changed = _changed_since(meta, settings)
-    if reused and changed:
+    if held and changed:
         raise ValueError(
-            f"{meta_path.with_suffix('').with_suffix('.jsonl')} holds {reused} finished episodes of a run with "
-            f"{'; '.join(changed)}: resuming would report them as this run's. Give another --out (or remove "
-            "the file and its .meta.json to start over)"
+            f"{meta_path.with_suffix('').with_suffix('.jsonl')} holds {held} finished episodes of a run with "
+            f"{'; '.join(changed)}: this run's would be mixed with them under its settings. Give another --out "
+            "(or remove the file and its .meta.json to start over)"
         )
     if reused and meta.get("samples_per_task", settings["samples_per_task"]) != settings["samples_per_task"]:
         print(f"[agentenv] {meta_path}: samples per task {meta['samples_per_task']} -> {settings['samples_per_task']}",
@@ -253,7 +257,8 @@ def _changed_since(meta: dict[str, Any], settings: dict[str, Any]) -> list[str]:
     greedy = meta.get("temperature") == 0 and settings["temperature"] == 0  # greedy decoding ignores the seed
     ignored = {"url", "seed"} if greedy else {"url"}
     agent = {k: v for k, v in (meta.get("agent") or {}).items() if k not in ignored}
-    now = {k: v for k, v in settings["agent"].items() if k not in ignored}
+    # a setting the file does not record (written before the agent reported it) cannot be compared
+    now = {k: v for k, v in settings["agent"].items() if k not in ignored and k in agent}
     if "agent" in meta and agent != now:
         changed.append(f"agent {agent} (now {now})")
     for name in ("temperature", "seed"):

@@ -21,6 +21,7 @@ How a round runs (``HFAgent._generate``):
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import inspect
 import os
 import zlib
@@ -252,6 +253,7 @@ class HFAgent(Agent):
             "chat_format": self.chat_format,
             "max_length": self.max_length,
             "reuse_cache": self.reuse_cache,
+            "weights": weights_digest(self.model),
         }
 
     def _row(self, ep: Episode, prompt: list[int]) -> _Row:
@@ -426,6 +428,19 @@ def _fits(storage: tuple[torch.Tensor, torch.Tensor] | None, shape: tuple[int, .
     return (keys.dtype == like.dtype and keys.device == like.device and keys.shape[0] >= batch
             and keys.shape[1] == heads and keys.shape[2] >= capacity and keys.shape[3] == dim
             and values.shape[3] == value_dim)
+
+
+def weights_digest(model: torch.nn.Module, values_per_tensor: int = 16) -> str:
+    """A short digest of a model's weights, from the first values of each tensor: it tells apart two models
+    one path held at different times (a results file's episodes are resumed only with the same weights)."""
+    digest = hashlib.sha256()
+    with torch.no_grad():
+        for name, tensor in model.state_dict().items():
+            if tensor.device.type == "meta" or not tensor.is_floating_point():
+                continue
+            digest.update(name.encode())
+            digest.update(tensor.reshape(-1)[:values_per_tensor].float().cpu().numpy().tobytes())
+    return digest.hexdigest()[:16]
 
 
 def _attention_mask(real: torch.Tensor, start: int, width: int, dtype: torch.dtype) -> torch.Tensor:
