@@ -389,6 +389,26 @@ def test_one_agentevol_iteration_end_to_end_and_resume(base_model, expert_data, 
 
 
 @pytest.mark.slow
+def test_no_resume_starts_a_staged_run_over(base_model, expert_data, tmp_path, capsys):
+    """--no-resume trained nothing on a finished evol run (every stage was marked done) and kept a killed
+    one's finished stages, where the docs say it starts over."""
+    run = tmp_path / "evol"
+    cfg = AgentEvolConfig(
+        model=str(base_model), output_dir=str(run), data=[str(expert_data)], envs=["toy"], iterations=0,
+        eval_limit=2, **small_training(),
+    )
+    run_agentevol(cfg, sources=toy_sources(), progress=False)
+    (run / "notes.txt").write_text("mine")
+    weights = run / "iter_0" / "model" / "model.safetensors"
+    (run / "iter_0" / "stray").write_text("from the earlier run")
+    first = weights.stat().st_mtime_ns
+    run_agentevol(AgentEvolConfig(**(cfg.to_json() | {"resume": False})), sources=toy_sources(), progress=False)
+    assert weights.stat().st_mtime_ns != first and not (run / "iter_0" / "stray").exists()
+    assert (run / "notes.txt").read_text() == "mine" and (run / "summary.json").exists()
+    assert "--no-resume: removed the earlier run's 1 iterations" in capsys.readouterr().err
+
+
+@pytest.mark.slow
 def test_one_eto_iteration_end_to_end(base_model, expert_data, tmp_path):
     from agentenv.trainer.dpo import read_pairs
     from agentenv.trainer.engine import read_log

@@ -28,6 +28,7 @@ from agentenv.trainer.config_args import RESUMABLE_SETTINGS, changed_settings
 STAGES_FILE = "stages.json"
 
 SUMMARY_FILE = "summary.json"
+RUN_CONFIG_FILE = "run_config.json"
 CURVE_FILE = "curve.png"
 
 
@@ -68,7 +69,7 @@ def check_run_config(
     (settings in ``volatile``, such as the number of iterations, may change between invocations; see
     :func:`~agentenv.trainer.config_args.changed_settings`).  A folder that holds nothing else (its run
     stopped before producing anything, e.g. at a mistyped path) takes the new settings."""
-    path = run_dir / "run_config.json"
+    path = run_dir / RUN_CONFIG_FILE
     if path.exists() and any(p.name != path.name for p in run_dir.iterdir()):
         changed = changed_settings(json.loads(path.read_text()), settings, dict(defaults or {}), volatile)
         if changed:

@@ -16,6 +16,8 @@ in.  An algorithm's file supplies only what differs: its select and train stages
 
 from __future__ import annotations
 
+import shutil
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -26,7 +28,16 @@ from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, read_trajectories
 from agentenv.trainer.config_args import field_defaults
 from agentenv.trainer.rollouts import check_sources, close_sources, open_sources, task_indices
-from agentenv.trainer.runs import IterationDir, check_run_config, evaluate_stage, explore_stage, write_summary
+from agentenv.trainer.runs import (
+    CURVE_FILE,
+    RUN_CONFIG_FILE,
+    SUMMARY_FILE,
+    IterationDir,
+    check_run_config,
+    evaluate_stage,
+    explore_stage,
+    write_summary,
+)
 
 
 def tasks_with_data(trajectories: Iterable[Trajectory]) -> dict[str, set[int]]:
@@ -85,6 +96,8 @@ class StagedRun(ABC):
         """Run (or resume) every iteration; returns the summary (also in ``summary.json``)."""
         cfg = self.cfg
         self.prepare()
+        if not cfg.resume:
+            self._start_over()
         check_run_config(self.run_dir, cfg.to_json() | {"algorithm": self.algorithm}, defaults=field_defaults(type(cfg)))
         self.envs = open_sources(cfg, self.given)
         try:
@@ -104,6 +117,18 @@ class StagedRun(ABC):
             return write_summary(self.run_dir, self.algorithm, results)
         finally:
             close_sources(self.envs, self.given)
+
+    def _start_over(self) -> None:
+        """``--no-resume``: the earlier run's iterations, summary, curve and settings go; nothing else in
+        the folder is touched."""
+        earlier = sorted(self.run_dir.glob("iter_*"))
+        for path in earlier:
+            shutil.rmtree(path)
+        for name in (SUMMARY_FILE, CURVE_FILE, RUN_CONFIG_FILE):
+            (self.run_dir / name).unlink(missing_ok=True)
+        if earlier:
+            print(f"[agentenv] --no-resume: removed the earlier run's {len(earlier)} iterations in {self.run_dir}",
+                  file=sys.stderr)
 
     def _explore_and_select(self, it: IterationDir, model: str) -> None:
         if not it.done("explored"):
