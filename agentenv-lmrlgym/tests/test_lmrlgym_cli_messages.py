@@ -54,6 +54,9 @@ def held_port():
         (["up", "lmrlgym", "--port", "babyai=36999"], "a port is given for babyai, which is not among the servers started"),
         (["serve", "lmrlgym", "--host", "203.0.113.7"], "203.0.113.7 is not an address of this machine: give --host"),
         (["collect", "--env", "nosuchenv", "--local", "--out", "x.jsonl"], "no installed environment 'nosuchenv'"),
+        # a typo is told the name it is closest to (it was told to pip install agentenv-mazee)
+        (["collect", "--env", "mazee", "--local", "--out", "x.jsonl"], "did you mean 'maze'?"),
+        (["serve", "lmrlgm"], "did you mean 'lmrlgym'?"),
         (["eval", "--agent", "hf:runs/typo/model", "--env", "maze", "--local", "--out", "x.jsonl"],
          "hf:runs/typo/model: does not exist; give the folder of a saved model"),
         # a Hub name neither cached here nor on a Hub that answers

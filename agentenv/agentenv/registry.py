@@ -8,6 +8,7 @@ no environment: a package installed later is served, evaluated and trained on wi
 
 from __future__ import annotations
 
+import difflib
 import functools
 import logging
 import os
@@ -38,10 +39,8 @@ def env_class(env: str) -> type[Environment]:
     """The Environment class an installed package registers under ``env``."""
     found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == env]
     if not found:
-        raise UnknownEnv(
-            f"no installed environment {env!r} (installed: {', '.join(installed_envs()) or 'none'}); "
-            f"install its package, e.g. pip install -e agentenv-{env}"
-        )
+        installed = installed_envs()
+        raise UnknownEnv(f"no installed environment {env!r} (installed: {', '.join(installed) or 'none'}); {_hint(env, installed)}")
     try:
         return found[0].load()
     except Exception as exc:  # a broken or half-installed package: say which, not a traceback
@@ -72,7 +71,15 @@ def server_members(name: str) -> list[str]:
     if name in groups:
         return groups[name]
     known = sorted(set(installed_envs()) | set(groups))
-    raise UnknownEnv(f"no installed environment or server group {name!r} (known: {', '.join(known) or 'none'})")
+    raise UnknownEnv(
+        f"no installed environment or server group {name!r} (known: {', '.join(known) or 'none'}); {_hint(name, known)}"
+    )
+
+
+def _hint(name: str, known: list[str]) -> str:
+    """What to do about an unknown env name: the known one it is closest to, else install its package."""
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"did you mean {close[0]!r}?" if close else "install the package that provides it (docs/envs/)"
 
 
 def all_servers() -> list[str]:

@@ -624,6 +624,16 @@ def test_a_run_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
         check_run_config(tmp_path, settings | {"pair_by": "success"}, defaults=defaults)
 
 
+def test_a_folder_named_with_its_trailing_slash_is_the_same_setting():
+    """A shell completes a folder with a '/': the resume was refused as a run of another model."""
+    from agentenv.trainer.config_args import changed_settings
+
+    saved = {"model": "runs/bc", "data": ["a.jsonl", "dir/b"], "seed": 0}
+    assert changed_settings(saved, {"model": "runs/bc/", "data": ["a.jsonl", "dir/b/"], "seed": 0}) == []
+    assert changed_settings(saved, {"model": "runs/bc2/", "data": ["a.jsonl", "dir/b"], "seed": 0}) == ["model"]
+    assert changed_settings({"model": "/"}, {"model": "/"}) == []
+
+
 def test_a_run_that_produced_nothing_takes_new_settings(tmp_path):
     """A run stopped before its first output (a server down, a path put wrong) holds only its settings; the
     command rerun with other settings starts afresh instead of refusing the folder."""

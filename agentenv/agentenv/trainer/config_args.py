@@ -40,7 +40,19 @@ def changed_settings(
     """The settings of ``now`` that differ from a saved run's and would change what it computes; a setting
     the saved run does not have (added since) counts as its value in ``defaults``."""
     defaults = defaults or {}
-    return sorted(k for k in now if k not in resumable and saved.get(k, defaults.get(k)) != now[k])
+    return sorted(
+        k for k in now if k not in resumable and _comparable(saved.get(k, defaults.get(k))) != _comparable(now[k])
+    )
+
+
+def _comparable(value: Any) -> Any:
+    """A setting as compared across runs: a folder named with its trailing slash (a shell's completion) is
+    the same folder."""
+    if isinstance(value, str) and len(value) > 1:
+        return value.rstrip("/") or value
+    if isinstance(value, list):
+        return [_comparable(v) for v in value]
+    return value
 
 
 def sections(cls: type) -> dict[str, list[str]]:
