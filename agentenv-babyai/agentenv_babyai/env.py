@@ -381,7 +381,7 @@ class BabyAIEnv(EpisodicEnv):
         return png_bytes(self.env.get_frame(highlight=True, tile_size=16))
 
     def close(self) -> None:
-        for wrapped in self._envs.values():
+        for wrapped in list(self._envs.values()):  # a copy: a reset the server's deadline cut may still add one
             wrapped.close()
         self._envs.clear()
         self.env = None

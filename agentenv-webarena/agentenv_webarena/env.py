@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -161,6 +162,10 @@ class WebArenaEnv(EpisodicEnv):
         self.expert: Expert | None = None
         self.previous_action = "None"
         self.closed = False
+        # close() may come from another thread while start() runs (a call past the server's deadline): what
+        # start makes (the session's site data, a browser context) is taken under this lock, and only while
+        # the env is open, so a close never misses a context or site data made after it
+        self._lifecycle = threading.Lock()
 
     # --- starting a task --------------------------------------------------------------------------------
     def site_urls(self) -> dict[str, str]:
@@ -168,23 +173,31 @@ class WebArenaEnv(EpisodicEnv):
         return self.runtime.sites.urls | self.tasks.urls
 
     def start(self, data_idx: int) -> str:
-        if self.closed:
-            raise RuntimeError("this WebArena env was closed")
         urls = self.site_urls()
         config = fill(self.tasks.config(data_idx), urls)
-        self.runtime.sites.reset(self.namespace)  # every task starts from the seeded sites
+        with self._lifecycle:
+            self._check_open()
+            self.runtime.sites.reset(self.namespace)  # every task starts from the seeded sites
         storage, geolocation = self._storage_state(config), config.get("geolocation") or None
         host = self.runtime.browser
         if self.browser is not None and (storage is None and geolocation is None and self.browser.made_with == (None, None)):
             host.run(self.browser.clear())  # the session's context, reused
         else:  # a saved login or a location is set when a context is made: a new one (WebArena's way)
             self._close_browser()
-            self.browser = host.open_session(
+            browser = host.open_session(
                 allowed={origin(url) for url in urls.values()},
                 headers={NAMESPACE_HEADER: self.namespace},
                 storage_state=storage,
                 geolocation=geolocation,
             )
+            with self._lifecycle:
+                adopted = not self.closed
+                if adopted:
+                    self.browser = browser
+            if not adopted:  # closed while the context was being made: it is nobody's, so it goes now
+                with contextlib.suppress(Exception):  # the shared browser may have gone with the last session
+                    host.run(browser.close())
+                self._check_open()
         if config.get("require_login") and storage is None:
             self._log_in(config, urls)
         host.run(self.browser.open_tabs([u.strip() for u in config["start_url"].split(TAB_SEPARATOR)]))
@@ -285,8 +298,13 @@ class WebArenaEnv(EpisodicEnv):
         return found
 
     # --- closing ----------------------------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self.closed:
+            raise RuntimeError("this WebArena env was closed")
+
     def _close_browser(self) -> None:
-        browser, self.browser = self.browser, None
+        with self._lifecycle:
+            browser, self.browser = self.browser, None
         if browser is not None:
             try:
                 self.runtime.browser.run(browser.close())
@@ -294,9 +312,10 @@ class WebArenaEnv(EpisodicEnv):
                 log.exception("closing a webarena browser context failed")
 
     def close(self) -> None:
-        if self.closed:
-            return
-        self.closed = True
+        with self._lifecycle:
+            if self.closed:
+                return
+            self.closed = True
         try:
             self._close_browser()
             with contextlib.suppress(Exception):

@@ -175,6 +175,37 @@ def test_a_closed_session_leaves_no_browser_process_behind(runtime):
     assert runtime.browser.process_ids() <= before
 
 
+@pytest.mark.parametrize("delay", [0.0, 0.01, 0.05, 0.15])
+def test_a_session_closed_while_its_reset_runs_leaves_no_browser_context(runtime, delay):
+    """The server closes a session whose call ran past its deadline from another thread: a close that came
+    while the reset was making its browser context missed it, and the context (two Chromium processes)
+    lived until the server stopped, while /info counted no session."""
+    import threading
+
+    from agentenv.protocol import SessionNotFound
+
+    async def open_contexts() -> int:
+        return len(runtime.browser.browser.contexts)
+
+    session = LocalSession(WebArenaEnv)
+    ended: list[BaseException | str] = []
+
+    def reset() -> None:
+        try:
+            session.reset(0)
+            ended.append("reset")
+        except BaseException as exc:
+            ended.append(exc)
+
+    worker = threading.Thread(target=reset)
+    worker.start()
+    time.sleep(delay)
+    session.close()
+    worker.join(60)
+    assert ended and (ended[0] == "reset" or isinstance(ended[0], SessionNotFound)), ended
+    assert runtime.browser.run(open_contexts()) == 0
+
+
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120,
                           env={**os.environ, **env})

@@ -119,6 +119,9 @@ class InfoResponse(_Lenient):
     instruction: str
     live_sessions: int
     max_sessions: int
+    #: sessions the server ended (a call past its deadline) whose call or close has not returned: they
+    #: still hold capacity
+    ending_sessions: int = 0
 
 
 class CloseResponse(BaseModel):

@@ -183,8 +183,10 @@ class LocalSession:
         """Run env code; an exception ends this session (the env is closed).  One of a ``rejects`` type is
         the env refusing the request's input (422), any other a crash (500)."""
         try:
-            return fn(*args)
+            value = fn(*args)
         except Exception as exc:
+            if self.closed:  # closed under the call (a server's deadline): the env failing then is no crash
+                raise SessionNotFound(f"{self.name} session {self.id} was closed while a call ran") from exc
             what = describe(exc)  # before closing: closing the env may leave the exception unprintable
             if not isinstance(exc, rejects):
                 log.exception("%s session %d crashed", self.name, self.id)
@@ -192,3 +194,6 @@ class LocalSession:
             if isinstance(exc, rejects):
                 raise BadRequest(f"{self.name} rejected the request: {what}") from exc
             raise EnvCrashed(f"{self.name} env crashed: {what}; session {self.id} closed") from exc
+        if self.closed:  # the call returned, but the session was closed meanwhile: what it made is gone
+            raise SessionNotFound(f"{self.name} session {self.id} was closed while a call ran")
+        return value

@@ -693,12 +693,40 @@ def test_capacity_counts_a_timed_out_session_until_its_call_returns():
     with running_server(Hanging, deadline_s=0.3, max_sessions=1) as url, httpx.Client(base_url=url, timeout=30) as http:
         sid = http.post("/create", json={"data_idx": 0}).json()["id"]
         assert http.post("/step", json={"id": sid, "action": "wait"}).status_code == 504
-        assert http.post("/create", json={}).status_code == 429  # its thread is still held
+        full = http.post("/create", json={})  # its thread is still held
+        assert full.status_code == 429 and "1 of them ended past the deadline, still freeing" in full.json()["error"]
+        info = http.get("/info").json()  # /info said 0 live sessions while creates were refused as full
+        assert (info["live_sessions"], info["ending_sessions"], info["max_sessions"]) == (0, 1, 1)
         release.set()
         deadline = time.monotonic() + 10
         while (created := http.post("/create", json={})).status_code == 429 and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert created.status_code == 200
+        assert created.status_code == 200 and http.get("/info").json()["ending_sessions"] == 0
+
+
+def test_a_call_its_session_was_closed_under_is_no_crash(caplog):
+    """A server closes a session whose call ran past its deadline while the call still runs: the call's
+    end (an error the close caused, or an answer nobody reads) is no env crash, and is logged as none."""
+    from agentenv.protocol import SessionNotFound
+    from agentenv.session import LocalSession
+
+    class ClosedUnder(CounterEnv):
+        name: ClassVar[str] = "closed_under"
+        session: ClassVar[LocalSession | None] = None
+
+        def step(self, action: str) -> StepResult:
+            type(self).session.close()  # as the server's close, from its own thread, lands mid-call
+            if action == "fail":
+                raise RuntimeError("the JVM went away")
+            return StepResult("An answer nobody reads.")
+
+    for action in ("fail", "answer"):
+        with LocalSession(ClosedUnder) as session:
+            ClosedUnder.session = session
+            session.reset(0)
+            with caplog.at_level("ERROR"), pytest.raises(SessionNotFound, match="was closed while a call ran"):
+                session.step(action)
+    assert "crashed" not in caplog.text
 
 
 def test_session_ids_after_a_restart_never_equal_ids_before_it():

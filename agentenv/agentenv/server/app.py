@@ -223,7 +223,14 @@ def env_router(pool: SessionPool) -> APIRouter:
 
     @router.get("/info", response_model=InfoResponse)
     async def info() -> Any:
-        return sent(InfoResponse(**env_cls.metadata(), live_sessions=len(pool), max_sessions=pool.max_sessions))
+        return sent(
+            InfoResponse(
+                **env_cls.metadata(),
+                live_sessions=len(pool),
+                max_sessions=pool.max_sessions,
+                ending_sessions=pool.ending,
+            )
+        )
 
     @router.post("/task_types", response_model=TaskTypesResponse)
     async def task_types(body: TaskTypesRequest) -> Any:

@@ -119,6 +119,11 @@ class SessionPool:
         return len(self.slots)
 
     @property
+    def ending(self) -> int:
+        """Sessions ended past their deadline whose call or close has not returned yet."""
+        return self._stuck
+
+    @property
     def held(self) -> int:
         """Sessions counted toward capacity: live, being made, and ended ones still holding resources."""
         return len(self.slots) + self._reserved + self._stuck
@@ -166,6 +171,8 @@ class SessionPool:
                 await asyncio.wait([closed, call])
             finally:
                 self._stuck -= 1
+            if not call.cancelled() and call.exception() is not None:  # read, or asyncio logs it as lost
+                log.info("%s session %d: its stuck call ended: %s", self.env_cls.name, slot.id, describe(call.exception()))
 
         asyncio.ensure_future(reclaim())
 
@@ -175,7 +182,10 @@ class SessionPool:
             if self.held >= self.max_sessions:
                 await self._evict_one()
             if self.held >= self.max_sessions:
-                raise ServerFull(f"server full: {self.max_sessions} live {self.env_cls.name} sessions; close one first")
+                ending = f" ({self._stuck} of them ended past the deadline, still freeing)" if self._stuck else ""
+                raise ServerFull(
+                    f"server full: {self.max_sessions} {self.env_cls.name} sessions{ending}; close one first"
+                )
             self._reserved += 1
             session_id = next(self.ids)
         try:

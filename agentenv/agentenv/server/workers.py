@@ -221,14 +221,15 @@ class WorkerRouter:
         return _Answer(answer.status_code, answer.headers.raw, content)
 
     async def _info(self, scope: Scope, send: Send) -> None:
-        """Every worker's ``/info``; the first answer with ``live_sessions`` and ``max_sessions`` summed."""
+        """Every worker's ``/info``; the first answer with the session counts summed."""
         answers = await asyncio.gather(*(self._request(w, scope, b"") for w in range(len(self.peers))))
         failed = next((a for a in answers if a.status != 200), None)
         if failed is not None:
             await failed.send_to(send)
             return
         bodies = [json.loads(a.body) for a in answers]
-        info = bodies[self.index] | {k: sum(b[k] for b in bodies) for k in ("live_sessions", "max_sessions")}
+        counts = ("live_sessions", "max_sessions", "ending_sessions")
+        info = bodies[self.index] | {k: sum(b.get(k, 0) for b in bodies) for k in counts}
         await _Answer.of_json(200, info).send_to(send)
 
 
