@@ -214,6 +214,22 @@ def test_eto_pairs_each_failure_with_its_expert():
     assert "expert" in pair.chosen[-1].value and "wrong" in pair.rejected[-1].value
 
 
+def test_an_expert_trajectory_of_another_task_under_the_same_id_gives_no_pair(caplog):
+    """AgentGym's BabyAI and SciWorld ids name other tasks here: their expert trajectories were paired with
+    explored episodes of another task, and DPO preferred a trajectory from elsewhere."""
+    elsewhere = traj("toy", 1, 1.0, "expert")
+    elsewhere.conversations[0].value = "AgentGym's own instruction"  # the instruction may differ ...
+    elsewhere.conversations[2].value = "task 7"  # ... the first observation may not
+    same = traj("toy", 2, 1.0, "expert")
+    same.conversations[0].value = "AgentGym's own instruction"
+    same.conversations[2].value = "  task\n2 "  # the same observation, spaced otherwise
+    explored = [traj("toy", 1, 0.0, "wrong"), traj("toy", 2, 0.0, "wrong")]
+    with caplog.at_level("WARNING"):
+        pairs = build_pairs([elsewhere, same], explored)
+    assert [p.item_id for p in pairs] == ["toy_2"]
+    assert "1 instructions give no pair: their expert trajectory starts from another first observation" in caplog.text
+
+
 def test_own_best_pairs_each_explored_trajectory_with_the_agents_best_one():
     experts = [traj("toy", 1, 1.0, "expert"), traj("toy", 2, 1.0, "expert")]
     explored = [

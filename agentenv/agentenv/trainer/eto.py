@@ -26,6 +26,7 @@ file supplies the pairing stage and DPO from the previous agent.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
@@ -50,6 +51,8 @@ from agentenv.trainer.launch import run_training
 from agentenv.trainer.rollouts import RolloutSettings
 from agentenv.trainer.runs import IterationDir
 from agentenv.trainer.staged import StagedRun, tasks_with_data
+
+log = logging.getLogger(__name__)
 
 #: what an explored trajectory is paired with: its instruction's expert trajectory (ETO), or the agent's
 #: own best explored trajectory of that instruction (on-policy pairs: the winner is behaviour the agent
@@ -79,21 +82,42 @@ def build_pairs(
     best explored trajectory of its instruction.
 
     Explored trajectories with nothing to pair with (no expert trajectory of their instruction), ties and
-    repeats (same text) give no pair.
+    repeats (same text) give no pair; nor does an expert trajectory whose first observation is not the
+    explored one's (another task under the same item id, as AgentGym's BabyAI and SciWorld ids name here):
+    those are counted in a warning.
     """
     check_pair_with(pair_with)
     explored = list(explored)
     by_item = best_per_item(experts if pair_with == "expert" else explored)
-    pairs, seen = [], set()
+    pairs, seen, other_task = [], set(), set()
     for t in explored:
         winner = by_item.get(t.item_id)  # the expert's trajectory, or the agent's own best
         if winner is None or content_key(t) in seen:
             continue
         seen.add(content_key(t))
+        if first_observation(winner) != first_observation(t):
+            other_task.add(t.item_id)
+            continue
         pair = make_pair(winner, t, extra_rounds, cut, by)
         if pair is not None:
             pairs.append(pair)
+    if other_task:
+        example = sorted(other_task)[0]
+        log.warning(
+            "%d instructions give no pair: their expert trajectory starts from another first observation than "
+            "the explored one (e.g. %s): another task under the same id? (AgentGym's BabyAI and SciWorld ids "
+            "name other tasks here: docs/agentgym-compatibility.md)", len(other_task), example,
+        )
     return pairs
+
+
+def first_observation(trajectory: Trajectory) -> str | None:
+    """The first human turn after the first agent turn (the task's first observation, after the instruction
+    and its acknowledgement), its whitespace collapsed; ``None`` where there is none."""
+    turns = trajectory.conversations
+    first_gpt = next((i for i, turn in enumerate(turns) if turn.role == "gpt"), len(turns))
+    found = next((turn.value for turn in turns[first_gpt:] if turn.role == "human"), None)
+    return " ".join(found.split()) if found is not None else None
 
 
 def scored_experts(experts: Iterable[Trajectory], best: Mapping[str, float]) -> list[Trajectory]:
