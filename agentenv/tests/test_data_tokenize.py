@@ -314,6 +314,13 @@ def test_records_that_are_not_trajectories_are_named(tmp_path):
     (tmp_path / "b.json").write_text(json.dumps([{"item_id": "maze_0", "conversations": [1]}]))
     with pytest.raises(ValueError, match="b.json: record 1 is not an AgentTraj trajectory"):
         list(read_trajectories(tmp_path / "b.json"))
+    # a loss that is not a boolean trained in one reader and not in the other ("false" is truthy)
+    turns = [{"from": "human", "value": "x"}, {"from": "gpt", "value": "a", "loss": "false"}]
+    (tmp_path / "d.jsonl").write_text(json.dumps({"item_id": "maze_0", "conversations": turns}) + "\n")
+    with pytest.raises(ValueError, match=r"record 1 is not an AgentTraj trajectory \(a turn's loss is true, false or null, not 'false'\)"):
+        list(read_trajectories(tmp_path / "d.jsonl"))
+    with pytest.raises(ValueError, match="a turn's loss is true, false or null"):
+        load_trajectory_dataset(tmp_path / "d.jsonl")
     (tmp_path / "c.jsonl").write_text("not json\n")
     with pytest.raises(ValueError, match="no trajectories in .*c.jsonl"):
         load_trajectory_dataset(tmp_path / "c.jsonl")

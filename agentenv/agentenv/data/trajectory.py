@@ -42,7 +42,10 @@ class Turn:
     def from_json(cls, d: dict[str, Any]) -> Turn:
         if not isinstance(d["from"], str) or not isinstance(d["value"], str):
             raise ValueError("a turn's from and value are text")
-        return cls(role=d["from"], value=d["value"], loss=d.get("loss"))
+        loss = d.get("loss")
+        if loss is not None and not isinstance(loss, bool):  # "false" would train where False does not
+            raise ValueError(f"a turn's loss is true, false or null, not {loss!r}")
+        return cls(role=d["from"], value=d["value"], loss=loss)
 
 
 @dataclass
