@@ -534,6 +534,9 @@ def test_a_server_down_or_a_split_mistyped_stops_evol_before_any_training(base_m
         main([*common, "--local", "--eval-split", "dev"])
     with pytest.raises(SystemExit, match=r"^error: maze: no split 'dev' \(it has: test, train, test_procedural\)$"):
         main([*common, "--local", "--explore-split", "dev"])
+    # a task index outside every split was played as no task at all: every episode unscored, the run "done"
+    with pytest.raises(SystemExit, match=r"^error: maze: task index 999999 is outside every split \(test 0\.\.25, "):
+        main([*common, "--local", "--eval-tasks", "3", "999999"])
     config = tmp_path / "evol.json"  # the envs named in a --config file, not on the command line
     config.write_text(json.dumps({"envs": ["maze"], "urls": [down], "max_steps": 1}))
     with pytest.raises(SystemExit, match=r"is its server up\? start it with `agentenv up lmrlgym`"):

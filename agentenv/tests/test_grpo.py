@@ -279,7 +279,10 @@ def test_a_run_resumes_from_its_checkpoint_and_continues(run, mover, servers, tm
     ("setting", "message"),
     [({"num_generations": 3}, "multiple of num_generations"), ({"num_generations": 1}, "at least 2"),
      ({"reward": "steps"}, "reward must be one of"), ({"vllm_mode": "remote"}, "vllm_mode"),
-     ({"concurrency": 0}, "concurrency must be at least 1"), ({"top_p": 0.0}, r"top_p in \(0, 1\]")],
+     ({"concurrency": 0}, "concurrency must be at least 1"), ({"top_p": 1.5}, r"^top_p must be in \(0, 1\], not 1.5$"),
+     # refused before the model loads (TRL refused them at the first loss, after a rollout), or not at all
+     ({"loss_type": "bogus"}, "loss_type must be one of dapo, grpo"), ({"scale_rewards": "bogus"}, "scale_rewards must be"),
+     ({"beta": -1.0}, "beta must be 0 or more")],
 )
 def test_bad_settings_are_refused(setting, message):
     with pytest.raises(ValueError, match=message):

@@ -77,6 +77,9 @@ def test_malformed_socket_messages_are_error_frames_and_the_session_goes_on():
             socket.send_text(raw)
             answer = json.loads(socket.receive_text())
             assert answer["type"] == "error" and answer["data"]["code"] == code, (raw[:30], answer)
+        socket.send_bytes(b'{"type": "state"}')  # a binary frame dropped the connection (a KeyError in the server)
+        answer = json.loads(socket.receive_text())
+        assert answer["data"] == {"message": "a message is a JSON text frame, not binary", "code": "INVALID_JSON"}
         socket.send_text(json.dumps({"type": "reset", "data": {"data_idx": 18}}))
         assert json.loads(socket.receive_text())["data"]["observation"]["data_idx"] == 18
 
@@ -117,4 +120,6 @@ def test_a_full_server_and_a_token_refuse_openenv_clients_as_they_refuse_others(
         with GenericEnvClient(base_url=f"{url}/maze/openenv", headers=headers).sync() as client:
             assert not client.reset(data_idx=3).done
         assert httpx.get(f"{url}/maze/openenv/schema").status_code == 401
+        # health is open, as the server's own /health: a poller carries no token
+        assert httpx.get(f"{url}/maze/openenv/health").json() == {"status": "healthy"}
         assert httpx.get(f"{url}/maze/openenv/schema", headers=headers).json()["action"]["required"] == ["action"]

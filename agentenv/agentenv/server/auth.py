@@ -1,4 +1,4 @@
-"""Optional bearer-token auth: every route but ``/health`` requires ``Authorization: Bearer <token>``
+"""Optional bearer-token auth: every route but ``/health`` (and OpenEnv's) requires ``Authorization: Bearer <token>``
 (a server with a token serves no ``/docs`` or ``/openapi.json``)."""
 
 from __future__ import annotations

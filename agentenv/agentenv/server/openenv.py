@@ -27,7 +27,9 @@ at random, as a Gymnasium reset would.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import random
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -37,9 +39,11 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from agentenv.env import Environment
 from agentenv.protocol import BadRequest, EnvError, EpisodeNotRunning
-from agentenv.session import LocalSession
+from agentenv.session import LocalSession, describe
 
 from .sessions import SessionPool, Slot
+
+log = logging.getLogger(__name__)
 
 # --- the types OpenEnv publishes (GET /schema) ----------------------------------------------------------
 
@@ -209,7 +213,7 @@ def openenv_router(pool: SessionPool, auth: Callable[[Any], Awaitable[None]] | N
     router = APIRouter()
     guarded = [Depends(auth)] if auth else []  # the HTTP routes'; the WebSocket checks for itself
 
-    @router.get("/health", dependencies=guarded)
+    @router.get("/health")  # open, as the server's own /health: a health poller carries no token
     async def health() -> dict[str, str]:
         return {"status": "healthy"}
 
@@ -260,6 +264,11 @@ def openenv_router(pool: SessionPool, auth: Callable[[Any], Awaitable[None]] | N
             await serve(socket, episode)
         except WebSocketDisconnect:
             pass
+        except Exception as exc:  # a fault of the server's own: logged, and said in OpenEnv's frame before closing
+            log.exception("%s OpenEnv session %d failed", env_cls.name, episode.slot.id)
+            with contextlib.suppress(Exception):
+                await socket.send_text(frame("error", {"message": f"session error: {describe(exc)}", "code": "SESSION_ERROR"}))
+                await socket.close(code=1011)
         finally:
             await pool.close(episode.slot)
 
@@ -269,7 +278,13 @@ def openenv_router(pool: SessionPool, auth: Callable[[Any], Awaitable[None]] | N
 async def serve(socket: WebSocket, episode: OpenEnvSession) -> None:
     """Answer one connection's messages until it says ``close`` or goes away."""
     while True:
-        raw = await socket.receive_text()
+        received = await socket.receive()
+        if received["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(received.get("code", 1000))
+        raw = received.get("text")
+        if raw is None:  # a binary frame
+            await socket.send_text(frame("error", {"message": "a message is a JSON text frame, not binary", "code": "INVALID_JSON"}))
+            continue
         try:
             message = json.loads(raw)
             if not isinstance(message, dict):

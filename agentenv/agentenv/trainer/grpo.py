@@ -75,6 +75,9 @@ from agentenv.trainer.rollouts import EnvSettings, close_sources, open_sources, 
 log = logging.getLogger(__name__)
 
 REWARDS = ("score", "success")
+#: TRL's loss aggregations (as of TRL 1.16) and advantage scalings
+LOSS_TYPES = ("dapo", "grpo", "dr_grpo", "bnpo", "cispo", "sapo", "luspo", "vespo")
+SCALE_REWARDS = ("group", "batch", "none")
 CURVE_FILE = "reward_curve.png"
 
 
@@ -112,7 +115,7 @@ class GRPOConfig(TrainConfig, EnvSettings):
     beta: float = 0.0
     #: clipping range of the probability ratio
     epsilon: float = 0.2
-    #: TRL's loss aggregation: dapo, grpo, dr_grpo, bnpo ...
+    #: TRL's loss aggregation: dapo, grpo, dr_grpo, bnpo ... (LOSS_TYPES)
     loss_type: str = "dapo"
     #: advantage scaling: group (GRPO), batch, none (Dr. GRPO)
     scale_rewards: str = "group"
@@ -141,8 +144,17 @@ class GRPOConfig(TrainConfig, EnvSettings):
             raise ValueError(f"vllm_mode must be colocate or server, not {self.vllm_mode!r}")
         if not self.temperature > 0:
             raise ValueError(f"temperature must be positive (GRPO samples), not {self.temperature}")
-        if not self.epsilon > 0 or not 0 < self.top_p <= 1:
-            raise ValueError(f"epsilon must be positive and top_p in (0, 1], not {self.epsilon} and {self.top_p}")
+        if not self.epsilon > 0:
+            raise ValueError(f"epsilon must be positive, not {self.epsilon}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], not {self.top_p}")
+        if not self.beta >= 0:
+            raise ValueError(f"beta must be 0 or more (a KL penalty), not {self.beta}")
+        # checked here, before the model loads: TRL checks them at its first loss, after a rollout
+        if self.loss_type not in LOSS_TYPES:
+            raise ValueError(f"loss_type must be one of {', '.join(LOSS_TYPES)}, not {self.loss_type!r}")
+        if self.scale_rewards not in SCALE_REWARDS:
+            raise ValueError(f"scale_rewards must be one of {', '.join(SCALE_REWARDS)}, not {self.scale_rewards!r}")
 
 
 # --- one episode as TRL's sequence ----------------------------------------------------------------------

@@ -176,7 +176,14 @@ def split_indices(source: EnvSource, split: str, limit: int = 0) -> list[int]:
 
 
 def task_indices(source: EnvSource, split: str, explicit: Sequence[int] = (), limit: int = 0) -> list[int]:
-    """``explicit`` task indices if any are given, else those of ``split``; the first ``limit`` when > 0."""
+    """``explicit`` task indices if any are given (each within one of the env's splits, as its server asks),
+    else those of ``split``; the first ``limit`` when > 0."""
+    if explicit:
+        splits = info_splits(source.info())
+        outside = [i for i in explicit if not any(r.start <= i < r.stop for r in splits.values())]
+        if outside:
+            bounds = ", ".join(f"{k} {r.start}..{r.stop - 1}" for k, r in splits.items())
+            raise ValueError(f"{source.name}: task index {outside[0]} is outside every split ({bounds})")
     indices = list(explicit) or split_indices(source, split)
     return indices[:limit] if limit > 0 else indices
 
