@@ -91,6 +91,8 @@ class ReadOnlyDatabase:
             raise
 
     def _past_deadline(self) -> int:
+        if self._closing:  # a close that came between run()'s look at it and the statement's start
+            return 1
         if time.monotonic() > self._deadline:
             self._timed_out = True
             return 1  # a non-zero answer interrupts the statement
