@@ -48,7 +48,7 @@ def extract_action(text: str) -> str:
 
 def reply_text(text: str | None) -> str:
     """A reply without its reasoning block and without what follows the first ``Observation:`` line after an
-    action.  A ``<think>`` left open (the reply was cut off while reasoning) takes the rest of the reply; a
+    action (after the ``Action:`` marker, or after the first text of a bare action).  A ``<think>`` left open (the reply was cut off while reasoning) takes the rest of the reply; a
     lone ``</think>`` (templates that open the block in the prompt) ends the reasoning before it.  A final
     ``</s>`` written out as text (Llama-2's end of turn, which AgentGym's clients strip) is no part of it."""
     text = (text or "").rstrip()
@@ -59,7 +59,13 @@ def reply_text(text: str | None) -> str:
     if (opened := text.find("<think>")) >= 0:
         text = text[:opened]
     first = ACTION_MARKER.search(text)
-    if first is not None and (made_up := _OBSERVATION.search(text, first.end())) is not None:
+    if first is not None:
+        made_up = _OBSERVATION.search(text, first.end())
+    else:  # a bare action (AgentGym's clients send what follows the marker): after some action text
+        made_up = _OBSERVATION.search(text)
+        if made_up is not None and not text[: made_up.start()].strip():
+            made_up = None
+    if made_up is not None:
         text = text[: made_up.start()]
     return text
 

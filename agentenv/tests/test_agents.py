@@ -44,6 +44,9 @@ from test_controller_support import GuessEnv
         # the model writing the environment's answer: the action is the one before it
         ("Thought: up\nAction: move up\nObservation: You moved up.\nAction: move down", "up", "move up"),
         ("Observation: a key.\nThought: t\nAction: take key", "Observation: a key.\nt", "take key"),
+        # a bare action (what AgentGym's clients send, the marker cut off) followed by a made-up observation
+        ("move right\nObservation: You moved right.\n\nThought: again", "", "move right"),
+        ("Observation: a key.", "", "Observation: a key."),  # nothing before it: no action to keep
         ("Thought: t\nAction: go to red ball 1</s>\n", "t", "go to red ball 1"),  # Llama-2's end of turn as text
     ],
 )
