@@ -126,7 +126,9 @@ def print_table(rows: list[BenchRow], title: str) -> None:
     for i, name in enumerate(COLUMNS):
         table.add_column(name, justify="left" if i == 0 else "right")
     for r in rows:
-        table.add_row(*row_cells(r), style="bold" if r.env.startswith(AVERAGE) else None, end_section=r is rows[-2])
+        # the average's row is set apart (a table of one empty env has none)
+        below = len(rows) > 1 and r is rows[-2]
+        table.add_row(*row_cells(r), style="bold" if r.env.startswith(AVERAGE) else None, end_section=below)
     table_console().print(table)
 
 
@@ -177,6 +179,8 @@ def run_bench(args: argparse.Namespace) -> int:
     suite = load_suite(args.suite)
     envs = args.env or installed_envs()
     out = args.out or default_out(suite["name"], args.agent)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; give a folder (the results, bench.json and bench.md go in it)")
     results = out / "results.jsonl"
     started = time.monotonic()
     with ExitStack() as stack:

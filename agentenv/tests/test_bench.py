@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import psutil
 import pytest
 
-from agentenv.bench import AVERAGE, bench_rows, markdown, row_cells
+from agentenv.bench import AVERAGE, bench_rows, markdown, print_table, row_cells
 from agentenv.cli import main
 from agentenv.controller.sources import LocalEnv
 from agentenv.controller.stats import average_rate_interval, bootstrap_mean, bootstrap_mean_of_means, wilson
@@ -83,6 +83,9 @@ def test_bench_rows_per_env_and_their_average():
     assert [(r.env, r.n) for r in rows] == [("maze", 1), ("sciworld", 0), ("average of 1 of 2 envs", 1)]
     assert row_cells(rows[1])[2:] == ["—"] * 7 and rows[2].success == 1.0
     assert "| sciworld | 0 | —" in markdown(rows, "t")
+    # no env with an episode: one row, printed (the table's divider looked for an average row: IndexError)
+    (only,) = bench_rows({"sciworld": []}, {})
+    print_table([only], "every episode ended on an env error")
 
 
 def test_the_shipped_suite_covers_every_installed_env_and_draws_new_ones_by_rule():
@@ -108,6 +111,10 @@ def test_bench_refuses_a_mistake_in_one_line(tmp_path):
         main(["bench", "--agent", "expert", "--suite", "nope", "--out", str(tmp_path)])
     with pytest.raises(SystemExit, match="^error: no installed environment 'mars'"):
         main(["bench", "--agent", "expert", "--env", "mars", "--local", "--out", str(tmp_path)])
+    taken = tmp_path / "a.jsonl"
+    taken.write_text("")
+    with pytest.raises(SystemExit, match=r"^error: --out .*a.jsonl is a file; give a folder"):
+        main(["bench", "--agent", "expert", "--env", "maze", "--local", "--out", str(taken)])
 
 
 CHEAP = ["maze", "wordle", "babyai", "textcraft", "sqlgym"]

@@ -66,8 +66,30 @@ def test_files_of_other_tasks_are_one_line_that_says_what_each_holds(tmp_path):
                                          r"\(maze: 2 against wordle: 3\): compare two agents' episodes"):
         main(["compare", str(maze), str(wordle)])
     one = episodes(tmp_path / "one.jsonl", {"maze_1": False, "wordle_1": True, "wordle_2": True})
-    with pytest.raises(SystemExit, match=r"^error: .*, maze: the two files share 1 task\(s\); a difference's interval"):
+    with pytest.raises(SystemExit, match=r"^error: .*maze.jsonl and .*one.jsonl share 1 task\(s\) \(maze: 1\); a difference's interval"):
         main(["compare", str(maze), str(one)])
+
+
+def test_tasks_in_one_file_only_and_an_env_of_one_shared_task_are_left_out_and_said(tmp_path, capsys):
+    """A partial overlap was compared on the shared tasks without a word (a half-finished run against a
+    finished one), and one env sharing a single task failed the whole comparison, every other env with it."""
+    base = episodes(tmp_path / "base.jsonl", {**{f"babyai_{i}": i % 2 == 0 for i in range(6)},
+                                              **{f"maze_{i}": True for i in range(4)}})
+    other = episodes(tmp_path / "other.jsonl", {**{f"babyai_{i}": True for i in range(6)}, "maze_0": True,
+                                                "wordle_1": False})
+    rows = paired_difference.compare([(base, other)])
+    assert [(r["env"], r["tasks"]) for r in rows] == [("babyai", 6)]
+    err = capsys.readouterr().err
+    assert "base.jsonl: 3 of its 10 tasks are not in the other file (maze: 3); left out" in err
+    assert "other.jsonl: 1 of its 8 tasks are not in the other file (wordle: 1); left out" in err
+    assert "maze: 1 shared task; a difference's interval needs 2 or more, left out" in err
+
+
+def test_a_json_list_of_episodes_is_read_as_the_trainers_read_it(tmp_path):
+    """AgentGym releases a .json list: it was read as JSONL ('skipped line 36 ... not JSON')."""
+    listed = tmp_path / "agentgym.json"
+    listed.write_text(json.dumps([{"item_id": f"maze_{i}", "success": i < 2} for i in range(4)], indent=1))
+    assert paired_difference.successes(listed) == {"maze_0": True, "maze_1": True, "maze_2": False, "maze_3": False}
 
 
 def test_a_file_compared_with_itself_is_refused(tmp_path, monkeypatch):

@@ -16,13 +16,14 @@ from __future__ import annotations
 import collections
 import os
 import statistics
+import sys
 from pathlib import Path
 
 from rich.table import Table
 
 from agentenv.controller.report import table_console
 from agentenv.controller.stats import paired_difference_interval
-from agentenv.data.trajectory import read_jsonl
+from agentenv.data.trajectory import read_records
 
 
 def successes(path: Path) -> dict[str, bool]:
@@ -30,7 +31,7 @@ def successes(path: Path) -> dict[str, bool]:
     if not path.is_file():
         raise ValueError(f"{path}: no such episodes file")
     result: dict[str, bool] = {}
-    for number, episode in enumerate(read_jsonl(path), 1):
+    for number, episode in enumerate(read_records(path, "episodes"), 1):  # JSONL, or a .json list
         if not isinstance(episode, dict) or not {"item_id", "success"} <= episode.keys():
             raise ValueError(f"{path}: record {number} is not an episode: it needs item_id and success")
         if episode["item_id"] in result:
@@ -72,24 +73,43 @@ def env_of(item_id: str) -> str:
 
 
 def compare(pairs: list[tuple[Path, Path]]) -> list[dict[str, object]]:
-    """One row per pair of files and env in them (and ``all`` where a pair holds several envs)."""
+    """One row per pair of files and env in them (and ``all`` where a pair holds several envs), over the
+    tasks both files hold; the tasks only one holds, and an env with fewer than 2 shared tasks, are left
+    out with a warning (a half-finished run against a finished one is compared on the half)."""
     rows = []
     for base_file, other_file in pairs:
         if Path(base_file).resolve() == Path(other_file).resolve():
             raise ValueError(f"{base_file} is compared with itself: give two agents' episode files")
         base, other = successes(base_file), successes(other_file)
-        envs = sorted({env_of(t) for t in base.keys() & other.keys()})
-        for env in envs + (["all"] if len(envs) > 1 else []):
-            keep = (lambda t: True) if env == "all" else (lambda t, env=env: env_of(t) == env)
-            try:
-                row = paired_difference({t: s for t, s in base.items() if keep(t)}, {t: s for t, s in other.items() if keep(t)})
-            except ValueError as exc:
-                raise ValueError(f"{base_file} and {other_file}, {env}: {exc}") from None
-            rows.append({"base_file": str(base_file), "other_file": str(other_file), "env": env, **row})
-        if not envs:
+        shared = base.keys() & other.keys()
+        if not shared:
             raise ValueError(f"{base_file} and {other_file} share no task ({tasks_by_env(base)} against "
                              f"{tasks_by_env(other)}): compare two agents' episodes on the same tasks")
+        for file, episodes in ((base_file, base), (other_file, other)):
+            alone = {t: s for t, s in episodes.items() if t not in shared}
+            if alone:
+                _warn(f"{file}: {len(alone)} of its {len(episodes)} tasks are not in the other file "
+                      f"({tasks_by_env(alone)}); left out")
+        envs = []
+        for env in sorted({env_of(t) for t in shared}):
+            n = sum(env_of(t) == env for t in shared)
+            if n < 2:
+                _warn(f"{base_file} and {other_file}, {env}: {n} shared task; a difference's interval needs 2 or more, left out")
+            else:
+                envs.append(env)
+        if not envs:
+            raise ValueError(f"{base_file} and {other_file} share {len(shared)} task(s) ({tasks_by_env(dict.fromkeys(shared, True))}); "
+                             "a difference's interval needs 2 or more of one env")
+        for env in envs + (["all"] if len(envs) > 1 else []):
+            pooled = set(envs) if env == "all" else {env}
+            row = paired_difference({t: s for t, s in base.items() if env_of(t) in pooled},
+                                    {t: s for t, s in other.items() if env_of(t) in pooled})
+            rows.append({"base_file": str(base_file), "other_file": str(other_file), "env": env, **row})
     return rows
+
+
+def _warn(message: str) -> None:
+    print(f"[agentenv] {message}", file=sys.stderr)
 
 
 def tasks_by_env(episodes: dict[str, bool]) -> str:
