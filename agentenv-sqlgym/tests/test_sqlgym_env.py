@@ -142,6 +142,16 @@ def test_a_long_query_is_stopped_and_a_huge_result_capped():
         assert "cut at 50 rows (a result holds at most 50 rows and 8 MB)" in answer.observation
 
 
+def expert_on_a_task_of_several_rows(session):
+    """The expert's answer on the first test task whose result holds more than one row."""
+    for idx in TEST:
+        session.reset(idx)
+        answer = session.step(session.expert().action)
+        if answer.info["rows"] > 1:
+            return answer
+    raise AssertionError("no test task's answer holds several rows")
+
+
 class OneRowCap(SqlGymEnv):
     row_cap: ClassVar[int] = 1
 
@@ -150,11 +160,7 @@ def test_an_answer_as_large_as_its_gold_is_judged_whatever_the_row_cap():
     """An answer is fetched up to the gold's size: a right answer of more rows than the agent's cap (BIRD
     has golds of over 10,000 rows) was cut and scored 0, the expert's own included."""
     with LocalSession(OneRowCap) as session:
-        for idx in TEST:
-            session.reset(idx)
-            answer = session.step(session.expert().action)
-            if answer.info["rows"] > 1:
-                break
+        answer = expert_on_a_task_of_several_rows(session)
         assert answer.info["status"] == "correct" and answer.reward == 1.0 and not answer.info["capped"]
 
 
@@ -174,11 +180,7 @@ def test_a_gold_result_cut_at_its_cap_is_no_answer_key(monkeypatch):
     monkeypatch.setattr(sqlgym_env, "GOLD_ROW_CAP", 1)
     monkeypatch.setattr(sqlgym_env, "GOLD", GoldResults())  # no result cached under the real cap
     with LocalSession(SqlGymEnv) as session:
-        for idx in TEST:
-            session.reset(idx)
-            answer = session.step(session.expert().action)
-            if answer.info["rows"] > 1:
-                break
+        answer = expert_on_a_task_of_several_rows(session)
         assert answer.info["status"] == "gold_failed" and answer.reward == 0.0
         assert "cut at 1 rows, too large to compare" in answer.observation
 
