@@ -55,7 +55,7 @@ def held_port():
         (["serve", "lmrlgym", "--host", "203.0.113.7"], "203.0.113.7 is not an address of this machine: give --host"),
         (["collect", "--env", "nosuchenv", "--local", "--out", "x.jsonl"], "no installed environment 'nosuchenv'"),
         # a typo is told the name it is closest to (it was told to pip install agentenv-mazee)
-        (["collect", "--env", "mazee", "--local", "--out", "x.jsonl"], "did you mean 'maze'?"),
+        (["collect", "--env", "mazee", "--local", "--out", "x.jsonl"], "did you mean 'maze'? (else install the package"),
         (["serve", "lmrlgm"], "did you mean 'lmrlgym'?"),
         (["eval", "--agent", "hf:runs/typo/model", "--env", "maze", "--local", "--out", "x.jsonl"],
          "hf:runs/typo/model: does not exist; give the folder of a saved model"),
@@ -159,3 +159,12 @@ def test_every_command_takes_env_and_url_spelled_alike(tmp_path):
     assert args.envs == ["maze", "wordle", "babyai"]
     old = agentenv("collect", "--envs", "maze", "--local", "--limit", "1", "--no-progress", "--out", str(tmp_path / "o.jsonl"))
     assert old.returncode == 0 and "note: --envs is deprecated; use --env" in old.stderr
+
+
+def test_an_unknown_name_is_guessed_only_when_it_is_a_near_typo():
+    """A package not installed is told to be installed, not taken for another env ('alfworld': 'sciworld'?)."""
+    from agentenv.registry import _hint
+
+    assert _hint("alfworld", ["maze", "sciworld"]) == "install the package that provides it (docs/envs/)"
+    assert _hint("todo", ["tool"]).startswith("install the package")
+    assert _hint("mazee", ["maze", "sciworld"]).startswith("did you mean 'maze'? (else install the package")

@@ -162,9 +162,9 @@ class WebArenaEnv(EpisodicEnv):
         self.expert: Expert | None = None
         self.previous_action = "None"
         self.closed = False
-        # close() may come from another thread while start() runs (a call past the server's deadline): what
-        # start makes (the session's site data, a browser context) is taken under this lock, and only while
-        # the env is open, so a close never misses a context or site data made after it
+        # close() may come from another thread while start() runs (a call past the server's deadline): start
+        # looks again under this lock after making the session's site data or a browser context, and drops
+        # what it made if a close came meanwhile, so a close never misses them
         self._lifecycle = threading.Lock()
 
     # --- starting a task --------------------------------------------------------------------------------
@@ -175,9 +175,14 @@ class WebArenaEnv(EpisodicEnv):
     def start(self, data_idx: int) -> str:
         urls = self.site_urls()
         config = fill(self.tasks.config(data_idx), urls)
+        self._check_open()
+        self.runtime.sites.reset(self.namespace)  # every task starts from the seeded sites
         with self._lifecycle:
+            closed = self.closed
+        if closed:  # closed during the reset (an HTTP call): its close may have dropped the site data before
+            with contextlib.suppress(Exception):
+                self.runtime.sites.drop(self.namespace)
             self._check_open()
-            self.runtime.sites.reset(self.namespace)  # every task starts from the seeded sites
         storage, geolocation = self._storage_state(config), config.get("geolocation") or None
         host = self.runtime.browser
         if self.browser is not None and (storage is None and geolocation is None and self.browser.made_with == (None, None)):

@@ -77,9 +77,10 @@ def server_members(name: str) -> list[str]:
 
 
 def _hint(name: str, known: list[str]) -> str:
-    """What to do about an unknown env name: the known one it is closest to, else install its package."""
-    close = difflib.get_close_matches(name, known, n=1)
-    return f"did you mean {close[0]!r}?" if close else "install the package that provides it (docs/envs/)"
+    """What to do about an unknown env name: install its package, or the known name it is a typo of."""
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)  # 0.75 took alfworld for sciworld
+    install = "install the package that provides it (docs/envs/)"
+    return f"did you mean {close[0]!r}? (else {install})" if close else install
 
 
 def all_servers() -> list[str]:

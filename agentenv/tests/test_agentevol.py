@@ -214,9 +214,10 @@ def test_eto_pairs_each_failure_with_its_expert():
     assert "expert" in pair.chosen[-1].value and "wrong" in pair.rejected[-1].value
 
 
-def test_an_expert_trajectory_of_another_task_under_the_same_id_gives_no_pair(caplog):
+def test_an_expert_trajectory_of_another_task_under_the_same_id_is_warned_of(caplog):
     """AgentGym's BabyAI and SciWorld ids name other tasks here: their expert trajectories were paired with
-    explored episodes of another task, and DPO preferred a trajectory from elsewhere."""
+    explored episodes of another task without a word.  Paired still (SciWorld may show one task's room
+    otherwise), but counted in a warning."""
     elsewhere = traj("toy", 1, 1.0, "expert")
     elsewhere.conversations[0].value = "AgentGym's own instruction"  # the instruction may differ ...
     elsewhere.conversations[2].value = "task 7"  # ... the first observation may not
@@ -226,8 +227,9 @@ def test_an_expert_trajectory_of_another_task_under_the_same_id_gives_no_pair(ca
     explored = [traj("toy", 1, 0.0, "wrong"), traj("toy", 2, 0.0, "wrong")]
     with caplog.at_level("WARNING"):
         pairs = build_pairs([elsewhere, same], explored)
-    assert [p.item_id for p in pairs] == ["toy_2"]
-    assert "1 instructions give no pair: their expert trajectory starts from another first observation" in caplog.text
+    assert [p.item_id for p in pairs] == ["toy_1", "toy_2"]
+    assert "1 of 2 instructions: the trajectory an explored one is paired with starts from another first" in caplog.text
+    assert "(e.g. toy_1)" in caplog.text
 
 
 def test_own_best_pairs_each_explored_trajectory_with_the_agents_best_one():
@@ -422,6 +424,11 @@ def test_no_resume_starts_a_staged_run_over(base_model, expert_data, tmp_path, c
     assert weights.stat().st_mtime_ns != first and not (run / "iter_0" / "stray").exists()
     assert (run / "notes.txt").read_text() == "mine" and (run / "summary.json").exists()
     assert "--no-resume: removed the earlier run's 1 iterations" in capsys.readouterr().err
+    # starting over from a model the earlier run trained would remove it first: refused, nothing removed
+    inside = AgentEvolConfig(**(cfg.to_json() | {"resume": False, "model": str(run / "iter_0" / "model")}))
+    with pytest.raises(ValueError, match=r"--no-resume would remove .*iter_0/model, which this run starts from"):
+        run_agentevol(inside, sources=toy_sources(), progress=False)
+    assert weights.exists()
 
 
 @pytest.mark.slow
@@ -535,7 +542,7 @@ def test_a_server_down_or_a_split_mistyped_stops_evol_before_any_training(base_m
     with pytest.raises(SystemExit, match=r"^error: maze: no split 'dev' \(it has: test, train, test_procedural\)$"):
         main([*common, "--local", "--explore-split", "dev"])
     # a task index outside every split was played as no task at all: every episode unscored, the run "done"
-    with pytest.raises(SystemExit, match=r"^error: maze: task index 999999 is outside every split \(test 0\.\.25, "):
+    with pytest.raises(SystemExit, match=r"^error: maze: task index 999999 is outside every maze split \(test 0\.\.25, "):
         main([*common, "--local", "--eval-tasks", "3", "999999"])
     config = tmp_path / "evol.json"  # the envs named in a --config file, not on the command line
     config.write_text(json.dumps({"envs": ["maze"], "urls": [down], "max_steps": 1}))

@@ -8,6 +8,7 @@ import pytest
 
 from agentenv.controller.selection import select_tasks, stratified_sample
 from agentenv.controller.sources import LocalEnv
+from agentenv.protocol import BadRequest
 from agentenv.testing import running_server
 
 from test_controller_support import GuessEnv  # train 0..99, test 100..139; task type even / odd
@@ -61,3 +62,21 @@ def test_task_types_come_over_http_too():
         assert source.task_types([1, 2, 3]) == ["odd", "even", "odd"]
         chosen = select_tasks("guess", source, default_split="test", sample=4, seed=0)
         assert Counter(GuessEnv.task_type_of(i) for i in chosen.indices) == {"even": 2, "odd": 2}
+        # an index the env does not serve is refused as its reset refuses it, so a run can check its tasks first
+        with pytest.raises(BadRequest, match=r"task index 999 is outside every guess split"):
+            source.task_types([1, 999])
+    with pytest.raises(BadRequest, match=r"task index 999 is outside every guess split"):
+        SOURCE.task_types([999])
+
+
+def test_a_trainer_s_task_list_is_checked_by_the_env_itself():
+    """Indices outside every split played as no task (GRPO: every reward None, the run marked done); the
+    env's own rule decides, so BabyAI's held-out seeds beyond its splits still play."""
+    from agentenv.trainer.rollouts import task_indices
+
+    assert task_indices(SOURCE, "test", [3, 120]) == [3, 120]
+    with pytest.raises(ValueError, match=r"^guess: task index 999 is outside every guess split"):
+        task_indices(SOURCE, "test", [3, 999])
+    babyai = pytest.importorskip("agentenv_babyai")
+    with LocalEnv(babyai.BabyAIEnv) as source:
+        assert task_indices(source, "test", [500_000]) == [500_000]

@@ -173,7 +173,7 @@ def test_capacity_is_the_servers_in_total():
         sids = [c.json()["id"] for c in created]
         for _ in range(4):  # whichever worker a create lands on
             full = httpx.post(f"{url}/create", json={})
-            assert full.status_code == 429 and "5 live tally sessions" in full.json()["error"]
+            assert full.status_code == 429 and "5 tally sessions over 2 workers" in full.json()["error"]
         info = httpx.get(f"{url}/info").json()
         assert (info["live_sessions"], info["max_sessions"]) == (5, 5)
         assert httpx.post(f"{url}/close", json={"id": sids[0]}).status_code == 200

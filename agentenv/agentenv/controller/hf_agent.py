@@ -436,10 +436,14 @@ def weights_digest(model: torch.nn.Module, values_per_tensor: int = 16) -> str:
     digest = hashlib.sha256()
     with torch.no_grad():
         for name, tensor in model.state_dict().items():
-            if tensor.device.type == "meta" or not tensor.is_floating_point():
+            if tensor.device.type == "meta":
                 continue
+            first = tensor.detach()
+            while first.dim() > 1:  # the first row: a view, where reshape would copy a non-contiguous tensor
+                first = first[0]
             digest.update(name.encode())
-            digest.update(tensor.reshape(-1)[:values_per_tensor].float().cpu().numpy().tobytes())
+            with contextlib.suppress(RuntimeError, TypeError):  # a packed type float() cannot read
+                digest.update(first.reshape(-1)[:values_per_tensor].double().cpu().numpy().tobytes())
     return digest.hexdigest()[:16]
 
 

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from agentenv.controller.episode import Session
 from agentenv.env import Environment
-from agentenv.session import LocalSession
+from agentenv.session import LocalSession, task_index
 
 
 class EnvSource(Protocol):
@@ -82,7 +82,7 @@ class LocalEnv(_ClosedOnExit):
         return self.env_cls.metadata() | {"live_sessions": self.live_sessions}
 
     def task_types(self, indices: list[int]) -> list[str | None]:
-        return [self.env_cls.task_type_of(i) for i in indices]
+        return [self.env_cls.task_type_of(task_index(self.env_cls, i)) for i in indices]
 
     def session(self) -> Session:
         with self._lock:

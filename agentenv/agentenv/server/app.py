@@ -234,7 +234,9 @@ def env_router(pool: SessionPool) -> APIRouter:
 
     @router.post("/task_types", response_model=TaskTypesResponse)
     async def task_types(body: TaskTypesRequest) -> Any:
-        return sent(TaskTypesResponse(task_types=[env_cls.task_type_of(i) for i in body.data_idx]))
+        # an index the env does not serve is refused as a reset would refuse it (422), so a run can check its
+        # task list here before it plays
+        return sent(TaskTypesResponse(task_types=[env_cls.task_type_of(task_index(env_cls, i)) for i in body.data_idx]))
 
     @router.post("/create", response_model=int if wire.creates_int else CreateResponse)
     async def create(body: CreateRequest | None = Body(None)) -> Any:

@@ -169,7 +169,8 @@ class WorkerRouter:
             if answer.status != 429:
                 await answer.send_to(send)
                 return
-        message = f"server full: {self.capacity[env]} live {env} sessions over {count} workers; close one first"
+        message = (f"server full: {self.capacity[env]} {env} sessions over {count} workers (some may have ended past "
+                   "the deadline and still be freeing: /info's ending_sessions); close one first")
         await _Answer.of_json(429, {"error": message}).send_to(send)
 
     # --- talking to the other workers -----------------------------------------------------------------

@@ -82,9 +82,9 @@ def build_pairs(
     best explored trajectory of its instruction.
 
     Explored trajectories with nothing to pair with (no expert trajectory of their instruction), ties and
-    repeats (same text) give no pair; nor does an expert trajectory whose first observation is not the
-    explored one's (another task under the same item id, as AgentGym's BabyAI and SciWorld ids name here):
-    those are counted in a warning.
+    repeats (same text) give no pair.  Pairs whose sides start from different first observations are
+    counted in a warning: another task under the same item id (AgentGym's BabyAI and SciWorld ids name other
+    tasks here), or the same task shown otherwise (SciWorld may list a room's objects in another order).
     """
     check_pair_with(pair_with)
     explored = list(explored)
@@ -97,16 +97,15 @@ def build_pairs(
         seen.add(content_key(t))
         if first_observation(winner) != first_observation(t):
             other_task.add(t.item_id)
-            continue
         pair = make_pair(winner, t, extra_rounds, cut, by)
         if pair is not None:
             pairs.append(pair)
     if other_task:
-        example = sorted(other_task)[0]
         log.warning(
-            "%d instructions give no pair: their expert trajectory starts from another first observation than "
-            "the explored one (e.g. %s): another task under the same id? (AgentGym's BabyAI and SciWorld ids "
-            "name other tasks here: docs/agentgym-compatibility.md)", len(other_task), example,
+            "%d of %d instructions: the trajectory an explored one is paired with starts from another first "
+            "observation (e.g. %s); another task under the same id? (AgentGym's BabyAI and SciWorld ids name "
+            "other tasks here: docs/agentgym-compatibility.md)", len(other_task), len({t.item_id for t in explored}),
+            sorted(other_task)[0],
         )
     return pairs
 

@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from agentenv.controller.selection import task_types
 from agentenv.controller.sources import EnvSource
 from agentenv.env import info_splits
+from agentenv.protocol import BadRequest
 from agentenv.trainer.launch import find_program
 
 
@@ -176,14 +178,13 @@ def split_indices(source: EnvSource, split: str, limit: int = 0) -> list[int]:
 
 
 def task_indices(source: EnvSource, split: str, explicit: Sequence[int] = (), limit: int = 0) -> list[int]:
-    """``explicit`` task indices if any are given (each within one of the env's splits, as its server asks),
-    else those of ``split``; the first ``limit`` when > 0."""
+    """``explicit`` task indices if any are given (each one the env serves: asked of it before anything is
+    played), else those of ``split``; the first ``limit`` when > 0."""
     if explicit:
-        splits = info_splits(source.info())
-        outside = [i for i in explicit if not any(r.start <= i < r.stop for r in splits.values())]
-        if outside:
-            bounds = ", ".join(f"{k} {r.start}..{r.stop - 1}" for k, r in splits.items())
-            raise ValueError(f"{source.name}: task index {outside[0]} is outside every split ({bounds})")
+        try:
+            task_types(source, explicit)  # the env refuses an index it does not serve, as its reset would
+        except BadRequest as exc:
+            raise ValueError(f"{source.name}: {exc.message}") from None
     indices = list(explicit) or split_indices(source, split)
     return indices[:limit] if limit > 0 else indices
 

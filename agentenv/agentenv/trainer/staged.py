@@ -96,13 +96,13 @@ class StagedRun(ABC):
         """Run (or resume) every iteration; returns the summary (also in ``summary.json``)."""
         cfg = self.cfg
         self.prepare()
-        if not cfg.resume:
-            self._start_over()
-        check_run_config(self.run_dir, cfg.to_json() | {"algorithm": self.algorithm}, defaults=field_defaults(type(cfg)))
         self.envs = open_sources(cfg, self.given)
         try:
-            if not IterationDir(self.run_dir, cfg.iterations).done("evaluated"):  # a finished run needs no env
-                check_sources(cfg, self.envs, explores=cfg.iterations > 0)
+            if not cfg.resume or not IterationDir(self.run_dir, cfg.iterations).done("evaluated"):
+                check_sources(cfg, self.envs, explores=cfg.iterations > 0)  # a finished run needs no env
+            if not cfg.resume:  # only once the settings and the envs have passed their checks
+                self._start_over()
+            check_run_config(self.run_dir, cfg.to_json() | {"algorithm": self.algorithm}, defaults=field_defaults(type(cfg)))
             results: dict[int, dict[str, Any]] = {}
             model = ""
             for m in range(cfg.iterations + 1):
@@ -122,6 +122,12 @@ class StagedRun(ABC):
         """``--no-resume``: the earlier run's iterations, summary, curve and settings go; nothing else in
         the folder is touched."""
         earlier = sorted(self.run_dir.glob("iter_*"))
+        given = [self.cfg.model, *getattr(self.cfg, "data", []), *getattr(self.cfg, "expert_data", [])]
+        for path in given:
+            inside = next((folder for folder in earlier if Path(path).resolve().is_relative_to(folder.resolve())), None)
+            if inside is not None:
+                raise ValueError(f"--no-resume would remove {path}, which this run starts from (it lies in {inside}); "
+                                 "copy it out of the run folder first")
         for path in earlier:
             shutil.rmtree(path)
         for name in (SUMMARY_FILE, CURVE_FILE, RUN_CONFIG_FILE):
