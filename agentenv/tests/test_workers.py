@@ -181,6 +181,36 @@ def test_capacity_is_the_servers_in_total():
         assert [a.status_code for a in again] == [200, 429]
 
 
+def _worker_socket(url: str, worker: int) -> str:
+    """The unix socket worker ``worker`` of the server at ``url`` listens on (its private folder is found by
+    asking each candidate's /health for a pid of this server's workers)."""
+    import glob
+
+    pids = {p.pid for p in psutil.Process(httpx.get(f"{url}/health").json()["pid"]).parent().children()}
+    for path in glob.glob(os.path.join(os.environ.get("TMPDIR", "/tmp"), "agentenv-workers-*", f"{worker}.sock")):
+        with contextlib.suppress(httpx.HTTPError, OSError), httpx.Client(transport=httpx.HTTPTransport(uds=path)) as http:
+            if http.get("http://worker/health").json()["pid"] in pids:
+                return path
+    raise AssertionError("no worker socket found")
+
+
+def test_a_free_place_on_any_worker_comes_before_an_eviction():
+    """Workers 0 and 1 each held an idle session, worker 2 none: a create that reached worker 0 was passed
+    to worker 1, which evicted its idle session, though worker 2 had room."""
+    with serving([TallyEnv], workers=3, max_sessions=3, evict_idle_s=0.5) as url, httpx.Client(timeout=60) as http:
+        # one place a worker: three sessions take one on each, whichever worker each create lands on
+        created = [http.post(f"{url}/create", json={"data_idx": 1}).json()["id"] for _ in range(3)]
+        sids = {sid % 3: sid for sid in created}
+        assert sorted(sids) == [0, 1, 2]
+        assert http.post(f"{url}/close", json={"id": sids[2]}).status_code == 200
+        time.sleep(1.0)  # the other two are idle past evict_idle_s
+        with httpx.Client(transport=httpx.HTTPTransport(uds=_worker_socket(url, 0)), timeout=60) as worker0:
+            new = worker0.post("http://worker/create", json={"data_idx": 1}).json()["id"]
+        assert new % 3 == 2
+        for w in (0, 1):
+            assert http.get(f"{url}/observation", params={"id": sids[w]}).status_code == 200
+
+
 def test_deadlines_and_idle_reaping_per_worker_over_one_url():
     with serving([TallyEnv], max_sessions=2, deadline_s=0.5, ttl_s=8.0) as url, httpx.Client(timeout=60) as http:
         stuck, other = (http.post(f"{url}/create", json={"data_idx": t}).json()["id"] for t in (1, 2))

@@ -17,7 +17,7 @@ import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Union
 
-from fastapi import APIRouter, Body, Depends, FastAPI, Query
+from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
@@ -47,7 +47,7 @@ from .errors import install_error_handlers
 from .limits import BodySizeLimit
 from .openenv import openenv_router
 from .routing import BodyRoute, add_routes
-from .sessions import SessionPool, Slot
+from .sessions import FORWARDED_HEADER, SessionPool, Slot
 
 log = logging.getLogger("agentenv.server")
 
@@ -239,10 +239,12 @@ def env_router(pool: SessionPool) -> APIRouter:
         return sent(TaskTypesResponse(task_types=[env_cls.task_type_of(task_index(env_cls, i)) for i in body.data_idx]))
 
     @router.post("/create", response_model=int if wire.creates_int else CreateResponse)
-    async def create(body: CreateRequest | None = Body(None)) -> Any:
+    async def create(request: Request, body: CreateRequest | None = Body(None)) -> Any:
         body = body or CreateRequest()
         data_idx, _ = task_of(body)  # refused before a session is made
-        slot = await pool.create()
+        # a create another worker passed on takes a free place only: that worker evicts its own idle session
+        # last, once no worker has room (a free place anywhere comes before an eviction)
+        slot = await pool.create(evict=FORWARDED_HEADER not in request.headers)
         async with slot.use() as session:
             if data_idx is not None:
                 answer = await pool.run(slot, session.create, data_idx)

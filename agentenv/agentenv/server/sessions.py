@@ -73,6 +73,10 @@ class _Use:
         self.slot.lock.release()
 
 
+#: the header of a request one worker of a ``--workers`` server passed on to another (it answers it itself)
+FORWARDED_HEADER = "x-agentenv-forwarded"
+
+
 def first_session_id() -> int:
     """Where a server process starts numbering sessions: the microseconds since the epoch when it started.
     Ids only grow, so a restarted server never hands out an id that named a session before the restart
@@ -177,9 +181,11 @@ class SessionPool:
         asyncio.ensure_future(reclaim())
 
     # --- lifetime of sessions -----------------------------------------------------------------------------
-    async def create(self) -> Slot:
+    async def create(self, *, evict: bool = True) -> Slot:
+        """A new session's slot; on a full pool an idle session is evicted first where ``evict`` (and
+        ``evict_idle_s``) allow, else :class:`ServerFull`."""
         async with self._alloc:
-            if self.held >= self.max_sessions:
+            if self.held >= self.max_sessions and evict:
                 await self._evict_one()
             if self.held >= self.max_sessions:
                 ending = f" ({self._stuck} of them ended past the deadline, still freeing)" if self._stuck else ""

@@ -44,12 +44,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agentenv.env import Environment
 
-from .sessions import first_session_id
+from .sessions import FORWARDED_HEADER, first_session_id
 
 log = logging.getLogger("agentenv.server")
 
 #: the header a forwarded request carries: the worker that gets it answers it itself
-FORWARDED = b"x-agentenv-forwarded"
+FORWARDED = FORWARDED_HEADER.encode()
 #: headers that belong to one connection, not to the request or answer relayed
 HOP_BY_HOP = {b"connection", b"keep-alive", b"transfer-encoding", b"te", b"upgrade", b"content-length", b"expect"}
 #: answer headers uvicorn adds itself
