@@ -53,6 +53,9 @@ def held_port():
         (["up", "nosuchenv", "--port", "nosuchenv=36999"], "no installed environment or server group 'nosuchenv'"),
         (["up", "lmrlgym", "--port", "babyai=36999"], "a port is given for babyai, which is not among the servers started"),
         (["serve", "lmrlgym", "--host", "203.0.113.7"], "203.0.113.7 is not an address of this machine: give --host"),
+        # beyond loopback only with a token (it served the network, no word said)
+        (["serve", "lmrlgym", "--host", "0.0.0.0"], "--host 0.0.0.0 lets other machines reach the server: give --token T"),
+        (["up", "lmrlgym", "--host", "0.0.0.0"], "--host 0.0.0.0 lets other machines reach the server: give --token T"),
         (["collect", "--env", "nosuchenv", "--local", "--out", "x.jsonl"], "no installed environment 'nosuchenv'"),
         # a typo is told the name it is closest to (it was told to pip install agentenv-mazee)
         (["collect", "--env", "mazee", "--local", "--out", "x.jsonl"], "did you mean 'maze'? (else install the package"),
@@ -71,6 +74,7 @@ def test_mistakes_are_one_line(args, expected, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # a Hub that never answers, wherever this runs
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("AGENTENV_TOKEN", raising=False)
     assert_one_line_error(agentenv(*args), expected)
 
 

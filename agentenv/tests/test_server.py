@@ -864,3 +864,29 @@ def test_the_routes_of_every_step_come_first_and_skip_fastapis_solver_only_witho
                              "/counter/close", "/close"]
         step = next(r for r in app.router.routes if getattr(r, "path", "") == "/step")
         assert (step.get_route_handler().__qualname__.startswith("BodyRoute")) is lean
+
+
+def test_a_loopback_server_answers_to_loopback_names_and_pages_only():
+    from fastapi.testclient import TestClient
+
+    """A page elsewhere could drive a tokenless loopback server: through DNS rebinding (its own name pointed at
+    127.0.0.1) or a cross-site WebSocket (browsers send no CORS preflight for those)."""
+    from starlette.websockets import WebSocketDisconnect
+
+    app = create_app(CounterEnv, loopback_only=True)
+    for name in ("127.0.0.1", "localhost", "127.0.0.1:8000", "[::1]:8000"):
+        with TestClient(app, base_url=f"http://{name}") as http:
+            assert http.post("/create", json={"data_idx": 1}).status_code == 200
+    with TestClient(app, base_url="http://attacker.example") as http:
+        refused = http.post("/create", json={"data_idx": 1})
+        assert refused.status_code == 400 and "loopback address only" in refused.json()["error"]
+    pytest.importorskip("openenv")
+    with TestClient(app, base_url="http://127.0.0.1") as http:
+        with pytest.raises(WebSocketDisconnect), http.websocket_connect(
+            "ws://127.0.0.1/openenv/ws", headers={"origin": "http://evil.example"}
+        ) as socket:
+            socket.send_text('{"type": "reset", "data": {"data_idx": 1}}')
+            socket.receive_text()
+        with http.websocket_connect("ws://127.0.0.1/openenv/ws", headers={"origin": "http://localhost:3000"}) as socket:
+            socket.send_text('{"type": "reset", "data": {"data_idx": 1}}')
+            assert '"observation"' in socket.receive_text()

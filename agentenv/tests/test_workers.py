@@ -189,7 +189,7 @@ def _worker_socket(url: str, worker: int) -> str:
     pids = {p.pid for p in psutil.Process(httpx.get(f"{url}/health").json()["pid"]).parent().children()}
     for path in glob.glob(os.path.join(os.environ.get("TMPDIR", "/tmp"), "agentenv-workers-*", f"{worker}.sock")):
         with contextlib.suppress(httpx.HTTPError, OSError), httpx.Client(transport=httpx.HTTPTransport(uds=path)) as http:
-            if http.get("http://worker/health").json()["pid"] in pids:
+            if http.get("http://127.0.0.1/health").json()["pid"] in pids:
                 return path
     raise AssertionError("no worker socket found")
 
@@ -205,7 +205,7 @@ def test_a_free_place_on_any_worker_comes_before_an_eviction():
         assert http.post(f"{url}/close", json={"id": sids[2]}).status_code == 200
         time.sleep(1.0)  # the other two are idle past evict_idle_s
         with httpx.Client(transport=httpx.HTTPTransport(uds=_worker_socket(url, 0)), timeout=60) as worker0:
-            new = worker0.post("http://worker/create", json={"data_idx": 1}).json()["id"]
+            new = worker0.post("http://127.0.0.1/create", json={"data_idx": 1}).json()["id"]
         assert new % 3 == 2
         for w in (0, 1):
             assert http.get(f"{url}/observation", params={"id": sids[w]}).status_code == 200

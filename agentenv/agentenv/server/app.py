@@ -42,7 +42,7 @@ from agentenv.protocol import (
 )
 from agentenv.session import task_index
 
-from .auth import bearer_auth, resolve_token
+from .auth import LoopbackOnly, bearer_auth, resolve_token
 from .errors import install_error_handlers
 from .limits import BodySizeLimit
 from .openenv import openenv_router
@@ -87,6 +87,7 @@ def create_app(
     token: str | None = None,
     max_body_bytes: int = 1_000_000,
     server_pid: int | None = None,
+    loopback_only: bool = False,
 ) -> FastAPI:
     """Serve each environment class under ``/<env.name>``; a single environment also at the root.
 
@@ -96,7 +97,9 @@ def create_app(
     least recently used session idle ``evict_idle_s`` or more for a new client (``None``: never);
     ``deadline_s`` bounds one env call (default: each class's ``call_deadline_s``); ``token`` (or
     ``AGENTENV_TOKEN``) requires ``Authorization: Bearer <token>``; ``/health`` answers ``server_pid`` (default:
-    this process's; the workers of a ``--workers`` server answer their supervisor's).
+    this process's; the workers of a ``--workers`` server answer their supervisor's); ``loopback_only`` (a
+    server bound to a loopback address) refuses requests that name another host and browsers' WebSockets
+    from other pages (:class:`~agentenv.server.auth.LoopbackOnly`).
     """
     env_classes = [envs] if isinstance(envs, type) else list(envs)
     if not env_classes:
@@ -138,6 +141,8 @@ def create_app(
     app.state.auth = auth  # also consulted by the validation-error handler (errors.py)
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
+    if loopback_only:
+        app.add_middleware(LoopbackOnly)
 
     if len(pools) > 1:
 

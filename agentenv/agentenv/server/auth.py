@@ -1,11 +1,16 @@
-"""Optional bearer-token auth: every route but ``/health`` (and OpenEnv's) requires ``Authorization: Bearer <token>``
-(a server with a token serves no ``/docs`` or ``/openapi.json``)."""
+"""Who may talk to a server: optional bearer-token auth (every route but ``/health``, and OpenEnv's, requires
+``Authorization: Bearer <token>``; a server with a token serves no ``/docs`` or ``/openapi.json``), and, for a
+server on a loopback address, requests that name it by a loopback name only (:class:`LoopbackOnly`)."""
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
+import json
 import os
 from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import Request
 
@@ -30,3 +35,49 @@ def bearer_auth(token: str) -> Callable[[Request], Awaitable[None]]:
             raise Unauthorized("missing or wrong bearer token")
 
     return require_token
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address, without a port) is this machine's loopback."""
+    host = host.strip("[]").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _host_of(netloc: str) -> str:
+    """The host of ``host[:port]`` (``[::1]:8000`` -> ``::1``)."""
+    return urlsplit(f"//{netloc}").hostname or ""
+
+
+class LoopbackOnly:
+    """ASGI middleware for a server bound to a loopback address: a request must name a loopback host (a page
+    elsewhere that points its own name at 127.0.0.1, DNS rebinding, gets a 400), and a browser's WebSocket
+    must come from a loopback page (a cross-site page cannot drive a session: the handshake is refused).
+    Clients that are no browser send no ``Origin``."""
+
+    def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+        if scope["type"] in ("http", "websocket"):
+            headers = {k.lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            host, origin = headers.get(b"host", ""), headers.get(b"origin", "")
+            problem = None
+            if host and not is_loopback(_host_of(host)):
+                problem = f"this server answers on its loopback address only, not as {host!r}"
+            elif scope["type"] == "websocket" and origin and not is_loopback(_host_of(urlsplit(origin).netloc)):
+                problem = f"a WebSocket from a page of {origin} is refused"
+            if problem is not None:
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1008})  # before accepting: the handshake gets 403
+                else:
+                    body = json.dumps({"error": problem}).encode()
+                    await send({"type": "http.response.start", "status": 400,
+                                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+                    await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)

@@ -90,8 +90,10 @@ def _serve(args: argparse.Namespace) -> int:
 def _up(args: argparse.Namespace) -> int:
     from agentenv.processes import interrupt_on_sigterm
     from agentenv.registry import UnknownEnv, all_servers
-    from agentenv.server.launcher import ServerProcesses, server_arguments
+    from agentenv.server.launcher import ServerProcesses, open_without_token, server_arguments
 
+    if problem := open_without_token(args.host, args.token):  # before any server starts
+        raise SystemExit(f"error: {problem}")
     interrupt_on_sigterm()  # Ctrl-C and a process manager's SIGTERM both stop the servers
     extra = server_arguments(**{k: v for k, v in _server_settings(args).items() if k != "token"})
     names = all_servers() if args.envs == ["all"] else args.envs

@@ -22,6 +22,7 @@ from agentenv.protocol import TOKEN_ENV_VAR
 from agentenv.registry import UnknownEnv, default_port, env_class, server_members
 
 from .app import create_app
+from .auth import is_loopback, resolve_token
 
 #: set by ServerProcesses for its servers: the launcher's pid, which they watch
 PARENT_PID_VAR = "AGENTENV_PARENT_PID"
@@ -59,8 +60,9 @@ def serve(
 
     envs = [env_class(env) for env in server_members(name)]
     port = port or default_port(name)
-    if problem := _cannot_bind(host, port, name):
+    if problem := _cannot_bind(host, port, name) or open_without_token(host, settings.get("token")):
         raise SystemExit(f"error: {problem}")
+    settings["loopback_only"] = is_loopback(host)
     if workers > 1:
         from .workers import serve_workers
 
@@ -215,6 +217,14 @@ def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
         for sock in sockets:
             sock.bind((host, 0))
         return [sock.getsockname()[1] for sock in sockets]
+
+
+def open_without_token(host: str, token: str | None) -> str | None:
+    """Why a server may not listen on ``host`` as it is asked to: beyond loopback, only with a token."""
+    if is_loopback(host) or resolve_token(token):
+        return None
+    return (f"--host {host} lets other machines reach the server: give --token T as well (or set {TOKEN_ENV_VAR}), "
+            "which every client then has to send")
 
 
 def _cannot_bind(host: str, port: int, name: str) -> str | None:
