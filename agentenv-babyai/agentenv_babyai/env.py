@@ -145,6 +145,11 @@ class BabyAIEnv(EpisodicEnv):
         """``(level id, seed)`` of task ``data_idx``."""
         return level_of(data_idx)
 
+    @classmethod
+    def task_type_of(cls, data_idx: int) -> str | None:
+        """The level's short name, known from the index alone (so ``--sample`` stratifies by level)."""
+        return short_name(cls.level_of(data_idx)[0])
+
     def start(self, data_idx: int) -> str:
         level, seed = self.level_of(data_idx)
         self.env = self._level_at(level, seed)

@@ -2,6 +2,7 @@
 
 import pytest
 from agentenv_babyai import LEVELS, BabyAIEnv, level_of
+from agentenv_babyai.agentgym import BabyAIAgentGymEnv
 from agentenv_babyai.env import normalise_action
 
 
@@ -18,6 +19,23 @@ def test_forty_levels_and_agentgym_mapping():
     assert level_of(39) == ("BabyAI-BossLevelNoUnlock-v0", 0)
     assert level_of(41) == ("BabyAI-GoToRedBall-v0", 1)
     assert BabyAIEnv.split_of(0) == "test" and BabyAIEnv.split_of(400) == "train"
+
+
+@pytest.mark.parametrize("cls", [BabyAIEnv, BabyAIAgentGymEnv])
+def test_a_task_s_level_is_known_before_it_is_played_so_samples_stratify(cls):
+    """task_type_of said None, so --sample drew BabyAI's tasks at random (27 of 40 levels in 40 tasks)."""
+    from agentenv.controller.selection import select_tasks
+    from agentenv.controller.sources import LocalEnv
+
+    env = cls()
+    for idx in (0, 41, 457, 1234):
+        env.reset(idx)
+        assert cls.task_type_of(idx) == env.task_type()
+    env.close()
+    with LocalEnv(cls) as source:
+        chosen = select_tasks(cls.name, source, default_split="test", sample=40, seed=0).indices
+    levels = {cls.task_type_of(i) for i in cls.splits["test"]}  # AgentGym's test list holds fewer levels
+    assert {cls.task_type_of(i) for i in chosen} == levels and len(levels) >= 18
 
 
 def test_same_index_same_task(env):

@@ -102,7 +102,7 @@ def test_a_folder_of_the_users_own_is_refused_and_kept(servers, tmp_path):
     (tmp_path / "README.md").write_text("my notes")
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "mine.csv").write_text("1,2")
-    with pytest.raises(SystemExit, match="holds files a dataset would replace .*give a new or empty folder"):
+    with pytest.raises(SystemExit, match="holds files of its own, and a dataset is written there as README.md and data/: give a new or empty folder"):
         collect(servers, tmp_path, "--limit", "1")
     assert (tmp_path / "README.md").read_text() == "my notes" and (tmp_path / "data" / "mine.csv").exists()
     assert not raw_path(tmp_path).exists()

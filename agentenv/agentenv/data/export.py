@@ -44,8 +44,8 @@ def check_dataset_target(folder: str | os.PathLike) -> None:
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{folder} is a file: --out-dataset takes a folder")
     if folder.exists() and not raw_path(folder).exists() and any(folder.iterdir()):
-        raise ValueError(f"{folder} holds files a dataset would replace (its README.md, data/): give a new or "
-                         "empty folder, or one an earlier `agentenv collect --out-dataset` wrote")
+        raise ValueError(f"{folder} holds files of its own, and a dataset is written there as README.md and data/: "
+                         "give a new or empty folder, or one an earlier `agentenv collect --out-dataset` wrote")
 
 
 def read_dataset_folder(path: str | os.PathLike) -> Iterator[Trajectory]:
