@@ -873,8 +873,13 @@ def test_a_loopback_server_answers_to_loopback_names_and_pages_only():
     127.0.0.1) or a cross-site WebSocket (browsers send no CORS preflight for those)."""
     from starlette.websockets import WebSocketDisconnect
 
+    from agentenv.server.auth import _host_of, is_loopback
+
+    assert [is_loopback(_host_of(n)) for n in ("[::1]:8000", "127.0.0.2", "10.0.0.1:80", "example.org")] == [
+        True, True, False, False]
+    assert is_loopback("::1") and is_loopback("localhost") and not is_loopback("0.0.0.0")
     app = create_app(CounterEnv, loopback_only=True)
-    for name in ("127.0.0.1", "localhost", "127.0.0.1:8000", "[::1]:8000"):
+    for name in ("127.0.0.1", "localhost", "127.0.0.1:8000"):  # an older TestClient cannot take [::1]
         with TestClient(app, base_url=f"http://{name}") as http:
             assert http.post("/create", json={"data_idx": 1}).status_code == 200
     with TestClient(app, base_url="http://attacker.example") as http:
