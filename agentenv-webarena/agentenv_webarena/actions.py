@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agentenv.react import match_first_line
+
 SUMMARY = re.compile(r"in summary,? the next action i will perform is", re.IGNORECASE)
 BLOCK = re.compile(r"```(.*?)```", re.DOTALL)
 
@@ -109,11 +111,9 @@ def parse_action(reply: str) -> Action | InvalidAction:
     if kind not in _FORMS:
         shown = text if len(text) <= 60 else text[:57] + "..."
         return InvalidAction(f'"{shown}" is not an action. Actions: {GRAMMAR}')
-    first_line = text.split("\n", 1)[0]
     for form in _FORMS[kind]:
-        # the action on the first line, what follows ignored (WebArena's regexes stop at a line's end); else
-        # the whole text as one action (an answer or a text over several lines)
-        match = form.match(first_line) or form.fullmatch(text)
+        # WebArena's regexes stop at a line's end; an answer may run over several lines
+        match = match_first_line(form, text)
         if match:
             return _build(kind, match.groups())
     return InvalidAction(f"malformed {kind} action; write it as {_USAGE[kind]}")

@@ -163,8 +163,8 @@ class WebArenaEnv(EpisodicEnv):
         self.previous_action = "None"
         self.closed = False
         # close() may come from another thread while start() runs (a call past the server's deadline): start
-        # looks again under this lock after making the session's site data or a browser context, and drops
-        # what it made if a close came meanwhile, so a close never misses them
+        # looks at `closed` again after making the session's site data, and takes a new browser context under
+        # this lock only while open, dropping what it made if a close came meanwhile, so a close misses none
         self._lifecycle = threading.Lock()
 
     # --- starting a task --------------------------------------------------------------------------------
@@ -177,9 +177,7 @@ class WebArenaEnv(EpisodicEnv):
         config = fill(self.tasks.config(data_idx), urls)
         self._check_open()
         self.runtime.sites.reset(self.namespace)  # every task starts from the seeded sites
-        with self._lifecycle:
-            closed = self.closed
-        if closed:  # closed during the reset (an HTTP call): its close may have dropped the site data before
+        if self.closed:  # closed during the reset (an HTTP call): its close may have dropped the site data before
             with contextlib.suppress(Exception):
                 self.runtime.sites.drop(self.namespace)
             self._check_open()

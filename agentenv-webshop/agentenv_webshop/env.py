@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar, Literal
 
 from agentenv.env import EpisodicEnv, ExpertAction, StepResult, Wire
+from agentenv.react import match_first_line
 
 from . import expert
 from .shop import GENERATED_GOALS, Shop, ShopConfig, holding, shop_for, splits_for
@@ -34,10 +35,8 @@ If the action is not valid, perform nothing.
 Keywords in search are up to you, but the value in click must be a value in the list of available actions.
 Remember that your keywords in search should be carefully designed."""
 
-#: an action on the reply's first line, up to that line's last "]": what follows is ignored, as WebShop's
-#: parser (an unanchored ``re.match``) ignores it
-ACTION_LINE = re.compile(r"\s*(search|click)\s*\[(.*)\]", re.IGNORECASE)
-#: else the whole reply as one action (keywords over several lines)
+#: an action, read from the reply's first line up to that line's last "]" (what follows is ignored, as
+#: WebShop's parser ignores it), else from the whole reply (keywords over several lines)
 ACTION = re.compile(r"\s*(search|click)\s*\[(.*)\]\s*", re.IGNORECASE | re.DOTALL)
 GRAMMAR = "search[keywords] or click[value]"
 #: the longest search a site takes (longer keywords are refused as an invalid action)
@@ -138,8 +137,7 @@ class WebShopEnv(EpisodicEnv):
     def _read(self, action: str) -> tuple[str, str] | str:
         """``(verb, argument)`` of an action the current page takes, else why it does not take it.  The
         argument is lower-cased with its spaces collapsed, as WebShop matches clickables."""
-        text = action.strip()
-        match = ACTION_LINE.match(text.split("\n", 1)[0]) or ACTION.fullmatch(text)
+        match = match_first_line(ACTION, action.strip())
         if match is None:
             shown = " ".join(action.split())[:60]
             return f'"{shown}" is not an action; use {GRAMMAR}'

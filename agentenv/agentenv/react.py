@@ -46,6 +46,12 @@ def extract_action(text: str) -> str:
     return parse_react(text)[1]
 
 
+def match_first_line(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """``pattern`` at the start of ``text``'s first line, what follows ignored (as the original envs' parsers,
+    unanchored ``re.match`` calls, ignore it), else over the whole text (an action that spans lines)."""
+    return pattern.match(text.split("\n", 1)[0]) or pattern.fullmatch(text)
+
+
 def reply_text(text: str | None) -> str:
     """A reply without its reasoning block and without what follows the first ``Observation:`` line after an
     action (after the ``Action:`` marker, or after the first text of a bare action).  A ``<think>`` left open (the reply was cut off while reasoning) takes the rest of the reply; a

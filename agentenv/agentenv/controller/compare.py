@@ -17,6 +17,7 @@ import collections
 import os
 import statistics
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from rich.table import Table
@@ -90,15 +91,12 @@ def compare(pairs: list[tuple[Path, Path]]) -> list[dict[str, object]]:
             if alone:
                 _warn(f"{file}: {len(alone)} of its {len(episodes)} tasks are not in the other file "
                       f"({tasks_by_env(alone)}); left out")
-        envs = []
-        for env in sorted({env_of(t) for t in shared}):
-            n = sum(env_of(t) == env for t in shared)
-            if n < 2:
-                _warn(f"{base_file} and {other_file}, {env}: {n} shared task; a difference's interval needs 2 or more, left out")
-            else:
-                envs.append(env)
+        per_env = collections.Counter(env_of(t) for t in shared)
+        for env in sorted(e for e, n in per_env.items() if n < 2):
+            _warn(f"{base_file} and {other_file}, {env}: 1 shared task; a difference's interval needs 2 or more, left out")
+        envs = sorted(e for e, n in per_env.items() if n >= 2)
         if not envs:
-            raise ValueError(f"{base_file} and {other_file} share {len(shared)} task(s) ({tasks_by_env(dict.fromkeys(shared, True))}); "
+            raise ValueError(f"{base_file} and {other_file} share {len(shared)} task(s) ({tasks_by_env(shared)}); "
                              "a difference's interval needs 2 or more of one env")
         for env in envs + (["all"] if len(envs) > 1 else []):
             pooled = set(envs) if env == "all" else {env}
@@ -112,9 +110,9 @@ def _warn(message: str) -> None:
     print(f"[agentenv] {message}", file=sys.stderr)
 
 
-def tasks_by_env(episodes: dict[str, bool]) -> str:
-    """``babyai: 8, maze: 4``: how many tasks of each env a file holds."""
-    counts = collections.Counter(env_of(t) for t in episodes)
+def tasks_by_env(item_ids: Iterable[str]) -> str:
+    """``babyai: 8, maze: 4``: how many tasks of each env ``item_ids`` (a file's episodes, by id) name."""
+    counts = collections.Counter(env_of(t) for t in item_ids)
     return ", ".join(f"{env}: {n}" for env, n in sorted(counts.items())) or "none"
 
 

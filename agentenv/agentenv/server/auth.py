@@ -69,7 +69,7 @@ class LoopbackOnly:
             problem = None
             if host and not is_loopback(_host_of(host)):
                 problem = f"this server answers on its loopback address only, not as {host!r}"
-            elif scope["type"] == "websocket" and origin and not is_loopback(_host_of(urlsplit(origin).netloc)):
+            elif scope["type"] == "websocket" and origin and not is_loopback(urlsplit(origin).hostname or ""):
                 problem = f"a WebSocket from a page of {origin} is refused"
             if problem is not None:
                 if scope["type"] == "websocket":
