@@ -257,6 +257,41 @@ def test_a_resumed_run_without_its_reference_values_stops_with_a_clear_error(bas
     assert read_log(out)[-1]["loss"] == pytest.approx(read_log(first)[-1]["loss"], rel=1e-5)
 
 
+@pytest.mark.slow
+def test_dpo_under_zero3_on_two_processes_matches_one_process(base_model, tmp_path):
+    """examples/deepspeed/zero3.json with 2 CPU processes (torchrun, DeepSpeed's CPU accelerator): the
+    reference pass shares 5 pairs unevenly (ZeRO-3's forwards are collective, so the process without a
+    batch of its own must still join), and the losses, saved reference values and final weights are one
+    process's with the whole batch."""
+    import json
+
+    from safetensors.torch import load_file
+
+    from agentenv.testing import train_under_torchrun
+
+    data = [make_pair(trajectory(i, ["move up", "move up"], 1.0), trajectory(i, ["move down"] * (i + 1), 0.0))
+            for i in range(5)]  # fmt: skip
+    write_pairs(tmp_path / "pairs.jsonl", data)
+    settings = dict(max_steps=3, lr_scheduler="constant", learning_rate=1e-3, warmup_ratio=0.0, beta=0.1, seed=0)
+    single = train_dpo(dpo_config(base_model, tmp_path / "one", tmp_path / "pairs.jsonl", batch_size=2, **settings))
+    zero3 = tmp_path / "zero3"
+    printed = train_under_torchrun(
+        "dpo", zero3, "--model", str(base_model), "--pairs", str(tmp_path / "pairs.jsonl"), "--batch-size", "1",
+        "--max-length", "1024", *(f"--{k.replace('_', '-')}={v}" for k, v in settings.items()),
+        "--deepspeed", str(Path(__file__).resolve().parents[2] / "examples" / "deepspeed" / "zero3.json"),
+    )
+    assert [line["step"] for line in read_log(zero3)] == [1, 2, 3]
+    assert "is deprecated" not in printed  # torch's warning at each of DeepSpeed's collectives: dozens a step
+    for a, b in zip(read_log(zero3), read_log(single), strict=True):
+        assert a["loss"] == pytest.approx(b["loss"], rel=1e-4)
+    saved = [[json.loads(s) for s in (out / REFERENCE_FILE).read_text().splitlines()] for out in (zero3, single)]
+    assert [(d["pair"], d["key"]) for d in saved[0]] == [(d["pair"], d["key"]) for d in saved[1]]
+    assert [d["chosen"] for d in saved[0]] == pytest.approx([d["chosen"] for d in saved[1]], rel=1e-5)
+    weights, expected = load_file(zero3 / "model.safetensors"), load_file(single / "model.safetensors")
+    for name, tensor in expected.items():  # ZeRO-3's shards gathered into whole tensors
+        assert float((weights[name] - tensor).abs().max()) < 1e-4
+
+
 def test_nll_weight_adds_the_chosen_per_token_nll(base_model, tmp_path):
     """RPO's term: at step 1 (policy = reference) the loss is log 2 plus the weighted per-token NLL of the
     chosen side, averaged over pairs; after the step the chosen trajectories are likelier than after the

@@ -4,16 +4,13 @@ processes do not change the result, and the saved model is a normal Hugging Face
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from agentenv.data.trajectory import Trajectory, write_trajectories
-from agentenv.testing import free_port
+from agentenv.testing import train_under_torchrun
 from agentenv.trainer.bc import BCConfig, build_examples, train_bc
 from agentenv.trainer.engine import CHECKPOINTS, LOG_FILE, is_done, read_log
 
@@ -350,19 +347,11 @@ def test_only_the_main_process_writes_the_model(base_model, data, tmp_path):
 
 def torchrun_bc(out: Path, base_model: Path, data: Path, *options: str) -> None:
     """BC of the tiny Llama by 2 CPU processes under torchrun (4 steps of batch 2 each, a global 4)."""
-    # a free port of our own: torchrun's "--master_port 0" hangs at exit on torch 2.13
-    cmd = [
-        sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(free_port()),
-        "-m", "agentenv.trainer", "bc", "--model", str(base_model), "--data", str(data), "--output-dir", str(out),
-        "--max-steps", "4", "--batch-size", "2", "--learning-rate", "3e-3", "--warmup-ratio", "0",
-        "--lr-scheduler", "linear", "--seed", "1", "--max-length", "512", *options,
-    ]  # fmt: skip
-    # a folder of its own for torch's JIT-built ops: DeepSpeed must build none (its CPU shared-memory op is skipped)
-    extensions = out.parent / f"{out.name}_torch_extensions"
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT / "agentenv"), "TORCH_EXTENSIONS_DIR": str(extensions)}
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=400, env=env)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert not extensions.exists() or not any(extensions.iterdir()), f"ops were built: {list(extensions.iterdir())}"
+    train_under_torchrun(
+        "bc", out, "--model", str(base_model), "--data", str(data), "--max-steps", "4", "--batch-size", "2",
+        "--learning-rate", "3e-3", "--warmup-ratio", "0", "--lr-scheduler", "linear", "--seed", "1",
+        "--max-length", "512", *options,
+    )
 
 
 @pytest.mark.slow

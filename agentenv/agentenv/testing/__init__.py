@@ -4,11 +4,12 @@
   gets for free;
 - :func:`running_server`: a real server on a free loopback port, for tests and benchmarks; :func:`refusing_url`:
   one where nothing ever answers;
-- :func:`tiny_llama`: a tiny random Llama with a locally trained tokenizer (nothing downloaded).
+- :func:`tiny_llama`: a tiny random Llama with a locally trained tokenizer (nothing downloaded);
+  :func:`train_under_torchrun`: a trainer as several CPU processes under torchrun.
 """
 
 from .conformance import ConformanceError, check_env, check_openapi, check_server, sample_tasks
-from .models import tiny_llama, tiny_tokenizer
+from .models import tiny_llama, tiny_tokenizer, train_under_torchrun
 from .servers import free_port, free_ports, refusing_url, running_server
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "sample_tasks",
     "tiny_llama",
     "tiny_tokenizer",
+    "train_under_torchrun",
 ]

@@ -35,3 +35,28 @@ def tiny_llama(path: str | os.PathLike, hidden: int = 64, layers: int = 2, seed:
     from agentenv.models import random_llama
 
     return random_llama(path, tiny_tokenizer(), hidden=hidden, layers=layers, seed=seed)
+
+
+def train_under_torchrun(trainer: str, out: str | os.PathLike, *args: str, processes: int = 2) -> str:
+    """Run ``python -m agentenv.trainer TRAINER --output-dir OUT ARGS`` as ``processes`` CPU processes under
+    torchrun (gloo; with ``--deepspeed``, DeepSpeed's CPU accelerator); returns what it printed (stdout, then
+    stderr), and fails with its end."""
+    import subprocess
+    import sys
+
+    from .servers import free_port
+
+    out = Path(out)
+    # a free port of our own: torchrun's "--master_port 0" hangs at exit on torch 2.13
+    cmd = [
+        sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(processes),
+        "--master_port", str(free_port()), "-m", "agentenv.trainer", trainer, "--output-dir", str(out), *args,
+    ]  # fmt: skip
+    # a folder of its own for torch's JIT-built ops: DeepSpeed must build none (its CPU shared-memory op is skipped)
+    extensions = out.parent / f"{out.name}_torch_extensions"
+    project = Path(__file__).resolve().parents[2]  # agentenv/, the package's own copy whether installed or not
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(project), "TORCH_EXTENSIONS_DIR": str(extensions)}
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=400, env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert not extensions.exists() or not any(extensions.iterdir()), f"ops were built: {list(extensions.iterdir())}"
+    return proc.stdout + proc.stderr

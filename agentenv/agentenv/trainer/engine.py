@@ -25,6 +25,7 @@ import os
 import shutil
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -270,6 +271,10 @@ def make_accelerator(cfg: TrainConfig):
     kwargs: dict[str, Any] = {}
     if deepspeed:
         from accelerate.utils import DeepSpeedPlugin
+
+        # DeepSpeed calls collectives that torch deprecated (2.13), and the warning repeats: on CPU, ZeRO-3
+        # printed it some 30 times a step
+        warnings.filterwarnings("ignore", r"`torch\.distributed\.\w+` is deprecated", FutureWarning)
 
         # "auto" entries of the file are filled from this run's settings
         kwargs["deepspeed_plugin"] = DeepSpeedPlugin(
