@@ -432,7 +432,7 @@ def test_no_resume_starts_a_staged_run_over(base_model, expert_data, tmp_path, c
 
 
 @pytest.mark.slow
-def test_one_eto_iteration_end_to_end(base_model, expert_data, tmp_path):
+def test_one_eto_iteration_end_to_end(base_model, expert_data, tmp_path, capsys):
     from agentenv.trainer.dpo import read_pairs
     from agentenv.trainer.engine import read_log
 
@@ -447,7 +447,10 @@ def test_one_eto_iteration_end_to_end(base_model, expert_data, tmp_path):
         eval_tasks=[101, 103],
         **small_training(batch_size=1),
     )
-    summary = run_eto(cfg, sources=toy_sources(), progress=False)
+    summary = run_eto(cfg, sources=toy_sources())
+    # progress lines (stderr is no terminal here) name each stage: exploration was shown as "eval"
+    stages = {line.split(" hf:")[0] for line in capsys.readouterr().err.splitlines() if " hf:" in line}
+    assert stages == {"iter 0 eval", "iter 1 explore", "iter 1 eval"}
     it1 = run / "iter_1"
     explored = list(read_trajectories(it1 / "explore.jsonl"))
     assert sorted(t.item_id for t in explored) == ["toy_0", "toy_1"]  # the tasks with an expert trajectory

@@ -257,6 +257,8 @@ def test_a_run_logged_to_a_file_writes_a_line_every_tenth_of_the_run(tmp_path, c
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("eval expert ")]
     assert [line.split()[2] for line in lines] == [f"{n}/20" for n in range(2, 21, 2)]
     assert "success 100%" in lines[-1]
+    collect("guess", [], range(20), tmp_path / "c.jsonl", sources=LOCAL, print_table=False)  # says what it does
+    assert sum(line.startswith("collect expert ") for line in capsys.readouterr().err.splitlines()) == 10
 
 
 def test_env_errors_are_counted_not_written(tmp_path):

@@ -51,14 +51,15 @@ def evaluate(
     progress: bool = True,
     print_table: bool = True,
     sources: Mapping[str, EnvSource] | None = None,
+    title: str = "eval",
 ) -> EvalReport:
     """Run ``agent`` on every task ``samples_per_task`` times; append the trajectories to ``out_path``.
 
     ``max_rounds=None`` takes each env's own limit from its ``/info``.  ``temperature`` and ``seed`` apply to
     every episode (``temperature=None`` leaves the agent's own); each episode's seed is derived from
     ``seed``, its item id and its sample index, so results do not depend on batching or concurrency.
-    ``sources`` replaces the HTTP servers of the named envs (e.g. :class:`~agentenv.controller.sources.LocalEnv`).
-    Episodes that end on an environment error are not written (a rerun retries them) and are counted in
+    ``sources`` replaces the HTTP servers of the named envs (e.g. :class:`~agentenv.controller.sources.LocalEnv`);
+    ``title`` begins the progress line.  Episodes that end on an environment error are not written (a rerun retries them) and are counted in
     the report's ``errors``; once no server of an env opens a session any more, the run stops with that
     :class:`~agentenv.protocol.ServerUnreachable` (what finished is kept).  Returns the report over every
     requested episode in the file, including ones finished by earlier runs.
@@ -105,7 +106,7 @@ def evaluate(
         errors = 0
         successes = sum(t.success for t in previous)
         live = LiveProgress(
-            f"eval {agent.name}", total=len(wanted), done=len(done), successes=successes, rollout=rollout,
+            f"{title} {agent.name}", total=len(wanted), done=len(done), successes=successes, rollout=rollout,
             agent=agent, enabled=progress,
         )
 
@@ -173,7 +174,7 @@ def collect(
     with ExpertAgent(concurrency=concurrency) as agent:
         return evaluate(
             agent, tasks, out_path, concurrency=concurrency, max_rounds=max_rounds, temperature=None,
-            progress=progress, print_table=print_table, sources=sources,
+            progress=progress, print_table=print_table, sources=sources, title="collect",
         )
 
 

@@ -208,6 +208,7 @@ def run_model(
     temperature: float = 0.0,
     seed: int = 0,
     progress: bool = True,
+    title: str = "eval",
 ):
     """Run the local model at ``model_path`` (an :class:`~agentenv.controller.hf_agent.HFAgent`) on ``tasks``
     (env -> indices), ``samples_per_task`` times each; trajectories go to ``out_path`` (resumable).
@@ -241,6 +242,7 @@ def run_model(
             samples_per_task=samples_per_task,
             progress=progress,
             sources=sources,
+            title=title,
         )
     finally:
         agent.close()
@@ -280,6 +282,7 @@ def run_until_complete(
     seed: int,
     progress: bool = True,
     attempts: int = 3,
+    title: str = "eval",
 ):
     """:func:`run_model`, run again (it resumes) while episodes end on environment errors; an error if
     some still fail after ``attempts`` runs."""
@@ -294,6 +297,7 @@ def run_until_complete(
             temperature=temperature,
             seed=seed,
             progress=progress,
+            title=title,
         )
         if not report.errors:
             return report

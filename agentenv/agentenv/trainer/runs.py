@@ -167,7 +167,7 @@ def explore_stage(cfg, sources, it: IterationDir, model: str | os.PathLike, task
         return
     report = run_until_complete(
         cfg, model, sources, tasks, it / "explore.jsonl", cfg.samples_per_instruction,
-        cfg.explore_temperature, cfg.seed + it.iteration, progress,
+        cfg.explore_temperature, cfg.seed + it.iteration, progress, title=f"iter {it.iteration} explore",
     )
     it.mark("explored", episodes=report.n, scores=scores(report), model=str(model))
 
@@ -184,7 +184,8 @@ def evaluate_stage(
             env: task_indices(src, cfg.eval_split, cfg.eval_tasks, cfg.eval_limit) for env, src in sources.items()
         }
         report = run_until_complete(
-            cfg, model, sources, tasks, it / "eval.jsonl", 1, cfg.eval_temperature, cfg.seed, progress
+            cfg, model, sources, tasks, it / "eval.jsonl", 1, cfg.eval_temperature, cfg.seed, progress,
+            title=f"iter {it.iteration} eval",
         )
         it.mark("evaluated", scores=scores(report), model=str(model))
     info = it.info("evaluated")
