@@ -160,6 +160,7 @@ def run_best_of_n(
                 samples_per_task=cfg.n,
                 progress=progress,
                 sources=envs,
+                title=f"best-of-{cfg.n}",
             )
         wanted = {(f"{t.env}_{t.data_idx}", k) for t in tasks for k in range(cfg.n)}
         episodes = [t for t in latest_episodes(read_trajectories(cfg.out)) if (t.item_id, t.meta.get("sample", 0)) in wanted]
