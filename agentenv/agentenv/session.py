@@ -9,9 +9,13 @@ answer with the wire models of :mod:`agentenv.protocol`, the same an HTTP client
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable
+import numbers
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
+
+from pydantic import ValidationError
 
 from agentenv.env import Environment, ExpertAction
 from agentenv.protocol import (
@@ -37,6 +41,25 @@ def describe(exc: BaseException) -> str:
     except Exception:
         text = ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class _Unfit(TypeError):
+    """A value an env returned that the protocol cannot carry (its message names the field and type)."""
+
+
+def _number(value: Any, field: str) -> float:
+    if not isinstance(value, numbers.Real):  # numpy's numbers are Real too, and a bool is 0 or 1
+        raise _Unfit(f"{field} of type {type(value).__name__} (a number is needed)")
+    return float(value)
+
+
+def _unfit(exc: Exception) -> str:
+    """What was wrong with a value an env returned, for a message: the field and the type it had."""
+    if isinstance(exc, ValidationError):
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"])
+        return f"{field} of type {type(error['input']).__name__} ({error['msg'].lower()})"
+    return str(exc) if isinstance(exc, _Unfit) else describe(exc)
 
 
 def task_index(env_cls: type[Environment], value: Any, field: str = "data_idx") -> int:
@@ -81,21 +104,20 @@ class LocalSession:
         if observation is not None:
             self.running = self.started = True
             answer |= {"observation": observation, "done": False, "reward": 0.0, "score": 0.0}
-        return CreateResponse(**answer, **self._call(self.env.wire_extras, "create"))
+        extras = self._call(self.env.wire_extras, "create")
+        with self._answering("create"):
+            return CreateResponse(**answer, **extras)
 
     def reset(self, data_idx: Any) -> ResetResponse:
         self._check_open()  # a closed session is a 404 whatever the body says, as a server answers
         index = task_index(self.env_cls, data_idx)
         observation = self._call(self.env.reset, index)
         self.data_idx, self.running, self.started, self.score = index, True, True, 0.0
-        return ResetResponse(
-            id=self.id,
-            env_idx=self.id,
-            observation=observation,
-            data_idx=index,
-            task_type=self._call(self.env.task_type),
-            **self._call(self.env.wire_extras, "reset"),
-        )
+        task_type, extras = self._call(self.env.task_type), self._call(self.env.wire_extras, "reset")
+        with self._answering("reset"):
+            return ResetResponse(
+                id=self.id, env_idx=self.id, observation=observation, data_idx=index, task_type=task_type, **extras
+            )
 
     def step(self, action: str) -> StepResponse:
         """Step with ``action``: a bare action or a whole ReAct reply (its action is taken)."""
@@ -111,23 +133,31 @@ class LocalSession:
             why = "reset it first" if self.data_idx is None else "the episode is done; reset it first"
             raise EpisodeNotRunning(f"{self.name} session {self.id} is not running: {why}")
         result = self._call(self.env.step, extract_action(action))
-        self.score = float(result.score) if result.score is not None else self.score + float(result.reward)
-        self.running = not result.done
-        return StepResponse(
-            observation=result.observation,
-            reward=float(result.reward),
-            score=self.score,
-            done=result.done,
-            terminated=bool(result.terminated),
-            truncated=bool(result.truncated),
-            success=self.env_cls.is_success(self.score),
-            info=result.info,
-            **self._call(self.env.wire_extras, "step"),
-        )
+        with self._answering("step"):
+            reward = _number(result.reward, "reward")
+            self.score = _number(result.score, "score") if result.score is not None else self.score + reward
+            self.running = not result.done
+            answer = dict(
+                observation=result.observation,
+                reward=reward,
+                score=self.score,
+                done=result.done,
+                terminated=bool(result.terminated),
+                truncated=bool(result.truncated),
+                success=self.env_cls.is_success(self.score),
+                info=result.info,
+            )
+        extras = self._call(self.env.wire_extras, "step")
+        with self._answering("step"):
+            return StepResponse(**answer, **extras)
 
     def observation(self) -> str:
         self._check_open()
-        return self._call(self.env.observation)
+        observation = self._call(self.env.observation)
+        with self._answering("observation"):
+            if not isinstance(observation, str):
+                raise _Unfit(f"observation of type {type(observation).__name__} (a string is needed)")
+        return observation
 
     def available_actions(self) -> Any:
         self._check_open()
@@ -175,6 +205,19 @@ class LocalSession:
         return f"LocalSession({self.name!r}, id={self.id})"
 
     # --- plumbing -------------------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _answering(self, method: str) -> Iterator[None]:
+        """Around building an answer from what the env returned: a value the protocol cannot carry (an
+        observation that is not a string, a reward that is not a number) is the env's fault, a crash that
+        closes the session, named so its author can find it."""
+        try:
+            yield
+        except (ValueError, TypeError, AttributeError) as exc:  # pydantic's ValidationError is a ValueError
+            what = _unfit(exc)
+            log.error("%s session %d: its %s returned %s", self.name, self.id, method, what)
+            self.close()
+            raise EnvCrashed(f"{self.name} env's {method} returned {what}; session {self.id} closed") from exc
+
     def _check_open(self) -> None:
         if self.closed:
             raise SessionNotFound(f"{self.name} session {self.id} was closed")

@@ -236,6 +236,48 @@ def test_env_crash_is_500_and_ends_only_that_session(http):
     http.post("/counter/close", json={"id": healthy})
 
 
+class UnfitValuesEnv(CounterEnv):
+    """Returns what the protocol cannot carry: a dict for task 0's first observation, a list for a step's
+    observation after ``add 2``, a list from ``/observation``, a word for a reward after ``add 3``."""
+
+    name: ClassVar[str] = "unfit"
+
+    def reset(self, data_idx: int) -> Any:
+        first = super().reset(data_idx)
+        return {"text": first} if data_idx == 0 else first
+
+    def step(self, action: str) -> StepResult:
+        result = super().step(action)
+        if action == "add 2":
+            return StepResult(["list", result.observation])
+        return StepResult(result.observation, "much") if action == "add 3" else result
+
+    def observation(self) -> Any:
+        return ["list"]
+
+
+@pytest.mark.parametrize("blocking", [True, False])
+def test_a_value_the_protocol_cannot_carry_is_an_env_crash_that_names_it(blocking):
+    """An env returning an observation that is not a string (or a reward that is no number) was answered
+    '500 internal server error: ValidationError', kept its session live (a create leaked a place the client
+    never got the id of), and /observation passed a list on as JSON."""
+    env_cls = type("UnfitValues", (UnfitValuesEnv,), {"blocking": blocking})
+    with running_server(env_cls) as url, httpx.Client(base_url=f"{url}/unfit") as http:
+        created = http.post("/create", json={"data_idx": 0})
+        assert created.status_code == 500
+        assert created.json()["error"].startswith("unfit env's reset returned observation of type dict")
+        assert http.get("/info").json()["live_sessions"] == 0
+        for action, message in [("add 2", "step returned observation of type list"), ("add 3", "step returned reward of type str")]:
+            sid = http.post("/create", json={"data_idx": 6}).json()["id"]
+            answer = http.post("/step", json={"id": sid, "action": action})
+            assert answer.status_code == 500 and answer.json()["error"].startswith(f"unfit env's {message}")
+            assert http.post("/step", json={"id": sid, "action": "add 1"}).status_code == 404  # closed
+        sid = http.post("/create", json={"data_idx": 6}).json()["id"]
+        observed = http.get("/observation", params={"id": sid})
+        assert observed.status_code == 500 and "observation returned observation of type list" in observed.json()["error"]
+        assert http.get("/info").json()["live_sessions"] == 0
+
+
 def test_capacity_answers_429_and_never_shares_a_session():
     with running_server(CounterEnv, max_sessions=2) as url, EnvClient("counter", url) as client:
         first, second = client.session(), client.session()
