@@ -74,3 +74,54 @@ def test_the_fuzzer_gives_one_case_to_a_route_served_again_under_the_envs_prefix
         assert _prefixed_copies(url, operations) == {("POST", "/maze/step")}
     with running_server(create_app([env_class("maze"), env_class("wordle")])) as url:  # no unprefixed routes
         assert _prefixed_copies(url, {("POST", "/step"), ("POST", "/maze/step")}) == set()
+
+
+def _guess_variant(**attributes):
+    from test_controller_support import GuessEnv
+
+    return type("Broken", (GuessEnv,), {"name": "broken", **attributes})
+
+
+def _random_secret_reset(self, data_idx):
+    import random
+
+    GuessEnv = type(self).__mro__[1]
+    first = GuessEnv.reset(self, data_idx)
+    self.secret = random.Random().randrange(16)  # the first text does not show it
+    return first
+
+
+def _overpaid_step(self, action):
+    result = type(self).__mro__[1].step(self, action)
+    if result.score:
+        result.score = result.reward = 5.0
+    return result
+
+
+def _unended_step(self, action):
+    result = type(self).__mro__[1].step(self, action)
+    result.terminated = False
+    return result
+
+
+@pytest.mark.parametrize(
+    ("attributes", "message"),
+    [
+        ({"splits": {"train": [0, 100], "test": [100, 140]}}, r"splits\['train'\] must be a non-empty range"),
+        ({"name": "my env"}, r"Broken.name must be a short identifier"),
+        ({"reward_range": (1.0, 0.0)}, r"reward_range must be \(low, high\) with low < high"),
+        ({"success_score": 2.0}, r"success_score 2.0 lies outside reward_range"),
+        ({"reset": _random_secret_reset}, r"task 100 played again gave another episode: step \d"),
+        ({"step": _overpaid_step, "success_score": 1.0}, r"expert action 'guess \d+' gave score 5.0, outside reward_range"),
+        ({"step": _unended_step}, r"reached success score 1.0 on task 100 but the episode never ended"),
+    ],
+    ids=["splits of lists", "name", "reward range", "success score", "random hidden state", "score out of range",
+         "success not ended"],
+)
+def test_check_env_names_the_mistake(attributes, message):
+    """Mistakes a new env makes, each caught with a message that points at it (they passed, or ended in an
+    AttributeError deep in a check)."""
+    from agentenv.testing.conformance import ConformanceError
+
+    with pytest.raises(ConformanceError, match=message):
+        check_env(_guess_variant(**attributes), expert_tasks=1)

@@ -5,10 +5,12 @@
 AgentGym wire shapes and error answers included.  Each raises :class:`ConformanceError` naming the first
 rule broken, and returns the names of the checks that passed.  The checks:
 
-- the same task index gives the same first observation (in one session and in a fresh one);
+- the class metadata has the types the kit reads (a name, splits of ranges, a reward range, ...);
+- the same task index gives the same first observation (in one session and in a fresh one), and (in
+  process) the expert's actions replayed from a reset give the same scores;
 - a garbage, empty, huge or unicode action never raises and scores 0; one over the length limit, or one
   that is not valid Unicode (a lone surrogate), is a 422;
-- the expert solves a sample of the test split;
+- the expert solves a sample of the test split, every score staying within ``reward_range``;
 - unknown ids answer 404, a step before a reset or after the end 409, a task outside every split 422;
 - (server) each AgentGym shape the env declares (``Environment.wire.shapes``) holds;
 - closing every session frees what they held: threads and child processes (in process), live sessions
@@ -30,7 +32,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from agentenv.env import Environment
+from agentenv.env import Environment, TaskRange
 from agentenv.protocol import MAX_ACTION_CHARS, BadRequest, EpisodeNotRunning, SessionNotFound
 from agentenv.react import format_react
 from agentenv.session import LocalSession
@@ -80,9 +82,9 @@ def _test_split(env_cls: type[Environment]) -> str:
 def check_env(env_cls: type[Environment], *, expert_tasks: int = 3, split: str | None = None) -> list[str]:
     """Check an environment class in this process; returns the checks passed."""
     passed: list[str] = []
+    _check_metadata(env_cls)
+    passed.append("class metadata")
     split = split or _test_split(env_cls)
-    _require(bool(env_cls.splits), f"{env_cls.__name__} declares no splits")
-    _require(bool(getattr(env_cls, "instruction", "")), f"{env_cls.__name__} has no instruction")
     tasks = sample_tasks(env_cls, split, max(expert_tasks, 1))
     with env_cls.shared(), _frees_what_it_holds(env_cls.name):
         first, second = LocalSession(env_cls, 0), LocalSession(env_cls, 1)
@@ -96,11 +98,50 @@ def check_env(env_cls: type[Environment], *, expert_tasks: int = 3, split: str |
             for idx in tasks[:expert_tasks]:
                 _play_expert(first, idx, env_cls)
             passed.append(f"expert solves {len(tasks[:expert_tasks])} {split} tasks")
+            _check_replay(first, tasks[0], env_cls)
+            passed.append("the same actions, the same episode")
         finally:
             first.close()
             second.close()
     passed.append("close frees threads and child processes")
     return passed
+
+
+def _check_metadata(env_cls: type[Environment]) -> None:
+    """The class attributes the kit reads, with the types it reads them as (a mistake here otherwise shows
+    as an AttributeError deep in a check, or as nonsense in ``agentenv list``)."""
+    who = env_cls.__name__
+    name = getattr(env_cls, "name", None)
+    _require(isinstance(name, str) and name.isidentifier(), f"{who}.name must be a short identifier, not {name!r}")
+    splits = getattr(env_cls, "splits", None)
+    _require(isinstance(splits, dict) and bool(splits), f"{name}: splits must be a dict of split name -> range")
+    for split, indices in splits.items():
+        _require(
+            isinstance(indices, (range, TaskRange)) and len(indices) > 0,
+            f"{name}: splits[{split!r}] must be a non-empty range (or TaskRange), not {indices!r}",
+        )
+    instruction = getattr(env_cls, "instruction", "")
+    _require(isinstance(instruction, str) and bool(instruction), f"{name}: instruction must be a non-empty string")
+    low_high = env_cls.reward_range
+    _require(
+        isinstance(low_high, (tuple, list)) and len(low_high) == 2 and low_high[0] < low_high[1],
+        f"{name}: reward_range must be (low, high) with low < high, not {low_high!r}",
+    )
+    _require(
+        low_high[0] < env_cls.success_score <= low_high[1],
+        f"{name}: success_score {env_cls.success_score} lies outside reward_range {tuple(low_high)}",
+    )
+    for attribute in ("max_rounds", "dataset_size"):
+        value = getattr(env_cls, attribute)
+        _require(isinstance(value, int) and value > 0, f"{name}: {attribute} must be a positive int, not {value!r}")
+
+
+def _check_score(answer: Any, env_cls: type[Environment], what: str) -> None:
+    low, high = env_cls.reward_range
+    _require(
+        low <= answer.score <= high,
+        f"{env_cls.name}: {what} gave score {answer.score}, outside reward_range ({low}, {high})",
+    )
 
 
 def _check_determinism(reset_a: Callable[[int], Any], reset_b: Callable[[int], Any], tasks: list[int], name: str) -> None:
@@ -114,8 +155,13 @@ def _check_bad_actions(session: LocalSession, idx: int, env_cls: type[Environmen
     for what, action in BAD_ACTIONS.items():
         session.reset(idx)
         answer = session.step(action)
-        _require(answer.reward == 0 and not answer.success, f"{env_cls.name}: a {what} action was rewarded")
-        _require(isinstance(answer.observation, str), f"{env_cls.name}: a {what} action gave no observation")
+        _require(
+            answer.reward == 0 and not answer.success,
+            f"{env_cls.name}: the {what} action gave reward {answer.reward}"
+            + (" and success" if answer.success else "") + " (a bad action must score 0)",
+        )
+        _require(isinstance(answer.observation, str), f"{env_cls.name}: the {what} action gave no observation")
+        _check_score(answer, env_cls, f"the {what} action")
     session.reset(idx)
     for what, action in REFUSED_ACTIONS.items():
         _raises(BadRequest, lambda action=action: session.step(action), f"{env_cls.name}: {what}")
@@ -145,15 +191,50 @@ def _raises(error: type[Exception], call: Callable[[], Any], what: str) -> None:
     raise ConformanceError(f"{what} was not refused with {error.__name__}")
 
 
-def _play_expert(session: Any, idx: int, env_cls: type[Environment]) -> None:
+def _play_expert(session: Any, idx: int, env_cls: type[Environment]) -> list[tuple[str, str, float, bool]]:
+    """The expert's episode on task ``idx``: (action, observation, score, done) a step."""
     session.reset(idx)
     rounds = env_cls.expert_max_rounds or env_cls.max_rounds
+    played: list[tuple[str, str, float, bool]] = []
     for _ in range(rounds):
         move = session.expert()
         answer = session.step(format_react(move.thought, move.action))
+        played.append((move.action, answer.observation, answer.score, answer.done))
+        _check_score(answer, env_cls, f"task {idx}'s expert action {move.action!r}")
         if answer.done:
             break
-    _require(answer.done and answer.success, f"{env_cls.name}: the expert did not solve task {idx} in {rounds} rounds")
+    if not answer.done and answer.success:
+        raise ConformanceError(
+            f"{env_cls.name}: the expert reached success score {answer.score} on task {idx} but the episode never "
+            "ended: a solved task's step must return terminated=True"
+        )
+    _require(
+        answer.done and answer.success,
+        f"{env_cls.name}: the expert did not solve task {idx} in {len(played)} rounds (score {answer.score}); "
+        f"its last action {move.action!r} gave {_short(answer.observation)!r}",
+    )
+    return played
+
+
+def _check_replay(session: LocalSession, idx: int, env_cls: type[Environment]) -> None:
+    """The expert's actions on task ``idx``, played again from a reset, score the same at every step: the
+    task's hidden state comes from its index alone (a goal drawn at random passes the first observation
+    check when the first text does not show it).  Observations may differ (ScienceWorld's thermometer
+    reads 19 or 21 degrees on the same path)."""
+    played = _play_expert(session, idx, env_cls)
+    session.reset(idx)
+    for step, (action, observation, score, done) in enumerate(played, 1):
+        answer = session.step(action)
+        _require(
+            (answer.score, answer.done) == (score, done),
+            f"{env_cls.name}: task {idx} played again gave another episode: step {step} ({action!r}) answered "
+            f"{_short(answer.observation)!r} with score {answer.score}{' and done' * answer.done}, where it "
+            f"answered {_short(observation)!r} with score {score}{' and done' * done}",
+        )
+
+
+def _short(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 @contextmanager
