@@ -68,5 +68,7 @@ def test_the_page_builds_an_env_the_core_serves_evaluates_and_checks(tmp_path):
         finally:
             server.terminate()
             server.wait(30)
+        # it says where it serves, as the guide shows (it printed nothing: you could not tell it was up)
+        assert server.stderr.readline().startswith(f"serving /hilo/ at http://127.0.0.1:{port} (1 worker); Ctrl-C")
     finally:
         run(python, "-m", "pip", "uninstall", "--quiet", "--yes", "agentenv-hilo")

@@ -243,6 +243,25 @@ def test_list_prints_a_row_per_env_unwrapped_into_a_pipe(capsys):
         assert any(f"│ {env} " in line and splits in line for line in lines), env
 
 
+def test_list_shows_every_env_when_one_does_not_load(capsys, monkeypatch):
+    """A broken package (a SyntaxError in its module) made `agentenv list` print that error alone."""
+    from agentenv import registry
+    from agentenv.cli import main
+
+    loads = registry.env_class
+
+    def env_class(env):
+        if env == "maze":
+            raise registry.UnknownEnv("environment 'maze' is installed but does not load (x:Y): SyntaxError()")
+        return loads(env)
+
+    monkeypatch.setattr(registry, "env_class", env_class)
+    assert main(["list"]) == 1
+    printed = capsys.readouterr()
+    assert "│ wordle " in printed.out and "does not load (below)" in printed.out
+    assert printed.err.strip() == "error: environment 'maze' is installed but does not load (x:Y): SyntaxError()"
+
+
 def test_url_mistakes_say_what_is_wrong():
     from agentenv.controller.commands import env_urls
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 from agentenv.cli import HelpWithDefaults, port_number, seconds, whole_number
@@ -63,17 +64,25 @@ def _list(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from agentenv.controller.report import table_console
-    from agentenv.registry import env_class, installed_envs
+    from agentenv.registry import UnknownEnv, env_class, installed_envs
 
     table = Table(title="installed environments")
     for column in ("env", "server", "port", "splits (tasks)", "max rounds", "package"):
         table.add_column(column)
+    broken = []
     for env in installed_envs():
-        cls = env_class(env)
+        try:
+            cls = env_class(env)
+        except UnknownEnv as exc:  # one broken package must not hide the others
+            broken.append(str(exc))
+            table.add_row(env, "-", "-", "does not load (below)", "-", "-")
+            continue
         splits = ", ".join(f"{name} {len(tasks)}" for name, tasks in cls.splits.items())
         table.add_row(env, cls.server or env, str(cls.port or "-"), splits, str(cls.max_rounds), cls.__module__.split(".")[0])
     table_console().print(table)
-    return 0
+    for message in broken:
+        print(f"error: {message}", file=sys.stderr)
+    return 1 if broken else 0
 
 
 def _serve(args: argparse.Namespace) -> int:

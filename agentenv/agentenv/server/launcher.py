@@ -63,6 +63,11 @@ def serve(
     if problem := _cannot_bind(host, port, name) or open_without_token(host, settings.get("token")):
         raise SystemExit(f"error: {problem}")
     settings["loopback_only"] = is_loopback(host)
+    if PARENT_PID_VAR not in os.environ:  # `up` and the other starters print their own URLs
+        where = f"[{host}]" if ":" in host else host
+        routes = ", ".join(f"/{cls.name}/" for cls in envs)
+        print(f"serving {routes} at http://{where}:{port} ({workers} worker{'s' * (workers > 1)}); Ctrl-C stops",
+              file=sys.stderr, flush=True)
     if workers > 1:
         from .workers import serve_workers
 
