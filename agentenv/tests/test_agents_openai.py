@@ -13,7 +13,7 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from agentenv.controller.openai_agent import AgentError, OpenAIAgent
+from agentenv.controller.openai_agent import AgentError, AgentSettingsError, OpenAIAgent
 from agentenv.controller.rollout import Rollout, RolloutTask
 from agentenv.controller.sources import LocalEnv
 from agentenv.testing import refusing_url
@@ -147,7 +147,7 @@ def test_client_errors_fail_at_once():
     assert len(fake.requests) == 1
 
 
-def test_context_overflow_stops_the_episode():
+def test_context_overflow_stops_the_episode(capsys):
     class Verbose(GuessEnv):
         def reset(self, data_idx):
             super().reset(data_idx)
@@ -159,6 +159,8 @@ def test_context_overflow_stops_the_episode():
         episodes = {ep.data_idx: ep for ep in rollout.run([RolloutTask("guess", 0), RolloutTask("guess", 1)])}
     assert episodes[1].stop_reason == "context_overflow" and episodes[1].rounds == 0
     assert episodes[0].success
+    # an overflow before any reply is the endpoint's context, not the agent: said once, with what to do
+    assert "the first prompt of guess_1 does not fit tiny's context" in capsys.readouterr().err
 
 
 def test_connection_errors_are_retried_until_the_server_answers():
@@ -292,14 +294,20 @@ def test_every_backends_context_overflow_ends_only_that_episode(status, message)
     assert episodes[0].stop_reason == "context_overflow" and message[:20] in episodes[0].error
 
 
-def test_max_tokens_beyond_the_whole_context_is_a_settings_error_not_an_overflow():
+def test_max_tokens_beyond_the_whole_context_is_a_settings_error_not_an_overflow(tmp_path):
     """Else every episode would be recorded as overflowing at round 0, and a rerun with a smaller
     --max-new-tokens would find them all done."""
     message = "'max_tokens' or 'max_completion_tokens' is too large: 8192. This model's maximum context length is 4096"
     app = scripted_app((400, {"error": {"message": message}}, {}))
     with serving(app) as url, OpenAIAgent("tiny", url, max_tokens=8192) as agent:
-        with pytest.raises(AgentError, match="max_tokens=8192 is not below the model's context of 4096 tokens"):
+        with pytest.raises(AgentSettingsError, match="max_tokens=8192 is not below the model's context of 4096"):
             run_guess(agent, [0])
+    from agentenv.cli import main
+
+    with serving(scripted_app((400, {"error": {"message": message}}, {}))) as url, pytest.raises(SystemExit) as stop:
+        main(["eval", "--agent", f"openai:tiny@{url}/v1", "--env", "maze", "--local", "--indices", "18",
+              "--out", str(tmp_path / "out.jsonl"), "--max-new-tokens", "8192"])
+    assert str(stop.value).endswith("lower --max-new-tokens")  # not "rerun the same command to resume"
 
 
 def test_retry_after_is_waited_for_and_a_long_one_ends_the_run():
@@ -329,9 +337,10 @@ def test_transient_statuses_of_proxies_and_hosted_apis_are_retried(status):
 def test_an_api_key_with_a_newline_is_refused_without_echoing_it(monkeypatch):
     """httpx cannot send it, and retried it as a network failure before printing it in the error (and the
     run's .meta.json).  Surrounding whitespace (a key file's newline) is stripped."""
-    with pytest.raises(ValueError, match="API key") as refused:
-        OpenAIAgent("tiny", "http://127.0.0.1:9/v1", api_key="sk-SECRET\x00x")
-    assert "SECRET" not in str(refused.value)
+    for key in ("sk-SECRET\x00x", "sk-SECRET x"):  # a space inside too, as the message says
+        with pytest.raises(ValueError, match="API key") as refused:
+            OpenAIAgent("tiny", "http://127.0.0.1:9/v1", api_key=key)
+        assert "SECRET" not in str(refused.value)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-SECRET\n")
     with OpenAIAgent("tiny", "http://127.0.0.1:9/v1") as agent:
         assert agent._client.headers["authorization"] == "Bearer sk-SECRET"
@@ -375,7 +384,54 @@ def test_eval_request_timeout_reaches_the_agent(tmp_path):
     from agentenv.cli import main
 
     fake = FakeModelServer(delay_s=3.0)
-    with serving(fake.app) as url, pytest.raises(SystemExit, match="gave up after 1 attempts; last: ReadTimeout"):
+    with serving(fake.app) as url, pytest.raises(SystemExit, match="gave up after 1 attempt; last: ReadTimeout"):
         main(["eval", "--agent", f"openai:tiny@{url}/v1", "--env", "maze", "--local", "--indices", "18",
               "--out", str(tmp_path / "out.jsonl"), "--request-timeout", "1", "--max-retries", "0"])
     assert len(fake.requests) == 1
+
+    fake = FakeModelServer(delay_s=3.0)  # best-of-n takes them too (it refused them as unknown options)
+    with serving(fake.app) as url, pytest.raises(SystemExit, match="gave up after 1 attempt; last: ReadTimeout"):
+        main(["best-of-n", "--agent", f"openai:tiny@{url}/v1", "--env", "maze", "--local", "--limit", "1", "--n", "2",
+              "--out", str(tmp_path / "bon.jsonl"), "--request-timeout", "1", "--max-retries", "0"])
+
+
+@pytest.mark.parametrize("stop", ["a refusal", "Ctrl-C"])
+def test_a_stopped_run_exits_without_waiting_for_requests_in_flight(tmp_path, stop):
+    """The agent's requests ran on a thread pool, whose threads Python waits for at exit: a run stopped by
+    an endpoint's refusal or a Ctrl-C printed its error at once and exited only when every request still in
+    flight had returned (here 40 s; up to --request-timeout)."""
+    import signal
+    import subprocess
+    import sys
+
+    requests: list[int] = []
+    released = threading.Event()  # the slow requests' end, once the test has its answer
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def complete():
+        requests.append(1)
+        if stop == "a refusal" and len(requests) == 2:
+            return JSONResponse({"object": "error", "message": "invalid value for top_p"}, status_code=400)
+        for _ in range(400):  # 40 s
+            if released.is_set():
+                break
+            await asyncio.sleep(0.1)
+        return JSONResponse({"object": "error", "message": "too late"}, status_code=400)
+
+    with serving(app) as url:
+        command = [sys.executable, "-m", "agentenv.cli", "eval", "--agent", f"openai:tiny@{url}/v1", "--env", "maze",
+                   "--local", "--limit", "3", "--concurrency", "3", "--out", str(tmp_path / "out.jsonl")]
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while len(requests) < 3 and time.monotonic() < deadline:  # every request is in flight
+            time.sleep(0.05)
+        started = time.monotonic()
+        if stop == "Ctrl-C":
+            proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        took = time.monotonic() - started
+        released.set()
+    assert took < 20, f"exited {took:.0f} s after the run stopped: {err[-500:]}"
+    assert err.strip().splitlines()[-1].startswith("error: the model endpoint failed" if stop == "a refusal" else "interrupted")
+    assert "Traceback" not in err

@@ -103,7 +103,7 @@ def one_line_errors(
     def decorate(run):
         @functools.wraps(run)
         def wrapped(args: argparse.Namespace) -> int:
-            from agentenv.controller.openai_agent import AgentError
+            from agentenv.controller.openai_agent import AgentError, AgentSettingsError
             from agentenv.registry import UnknownEnv
 
             if getattr(args, "debug", False):  # agentenv --debug: the traceback itself
@@ -114,6 +114,8 @@ def one_line_errors(
                 raise SystemExit(f"error: {one_line(exc)} (set AGENTENV_TOKEN to the servers' token)") from None
             except ServerUnreachable as exc:
                 raise SystemExit(f"error: {one_line(exc)}; {(servers_hint or _servers_hint)(args)}") from None
+            except AgentSettingsError as exc:  # no "rerun the same command": it needs other settings
+                raise SystemExit(f"error: the model endpoint refused the settings: {one_line(exc)}") from None
             except AgentError as exc:
                 raise SystemExit(f"error: the model endpoint failed: {one_line(exc)}; "
                                  f"{(resume_hint or _resume_hint)(args)}") from None
@@ -162,7 +164,8 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-retries", type=whole_number(0), default=5,
                    help="tries again of a failed model request, with backoff (openai)")
     p.add_argument("--request-timeout", type=seconds, default=120.0,
-                   help="seconds one model request may take, a whole reply (openai; a slow server needs more)")
+                   help="seconds a model request may wait on the server: to connect, and between the bytes of its "
+                        "answer, which without streaming is the whole reply (openai; a slow server needs more)")
 
 
 def agent_options(args: argparse.Namespace) -> dict:

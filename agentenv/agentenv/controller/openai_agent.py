@@ -9,7 +9,7 @@ import re
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, Future, wait
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -43,6 +43,10 @@ def is_retryable(status: int) -> bool:
 
 class AgentError(RuntimeError):
     """The model endpoint failed for good (retries spent, or a request it will never accept)."""
+
+
+class AgentSettingsError(AgentError):
+    """The endpoint refuses the agent's settings (``max_tokens`` beyond its context): a rerun needs others."""
 
 
 class OpenAIAgent(Agent):
@@ -90,23 +94,39 @@ class OpenAIAgent(Agent):
         self.max_backoff_s = max_backoff_s
         self.extra_body = extra_body or {}
         api_key = (api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY").strip()
-        if not (api_key.isascii() and api_key.isprintable()):  # never echoed: it would land in logs
+        if not (api_key.isascii() and api_key.isprintable()) or " " in api_key:  # never echoed: it would land in logs
             raise ValueError("the API key (api_key or $OPENAI_API_KEY) holds a space, newline or non-ASCII character")
         self._client = httpx.Client(
             headers={"Authorization": f"Bearer {api_key}"},
             timeout=timeout,
             limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
         )
-        self._pool = ThreadPoolExecutor(concurrency, thread_name_prefix="openai-agent")
+        self._slots = threading.BoundedSemaphore(concurrency)  # requests in flight, whoever calls act
         self._lock = threading.Lock()
         self._closing = threading.Event()
         #: request counts since construction
         self.stats = {"requests": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
         self._in_flight = 0
-        self._warned_truncated = False
+        self._warned_truncated = self._warned_first_prompt = False
 
     def act(self, episodes: list[Episode]) -> list[str]:
-        return list(self._pool.map(self._reply, episodes))
+        # a daemon thread a request: a run that stops (Ctrl-C, an endpoint's refusal) exits at once, where a
+        # pool's threads are waited for at exit until their requests return (up to --request-timeout)
+        futures: list[Future[str]] = [Future() for _ in episodes]
+        for episode, future in zip(episodes, futures, strict=True):
+            threading.Thread(target=self._answer, args=(episode, future), name="openai-agent", daemon=True).start()
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)  # a refusal ends the run without waiting the rest out
+        for future in futures:
+            if future in done and future.exception() is not None:
+                raise future.exception()
+        return [future.result() for future in futures]
+
+    def _answer(self, episode: Episode, future: Future[str]) -> None:
+        try:
+            with self._slots:
+                future.set_result(self._reply(episode))
+        except BaseException as exc:
+            future.set_exception(exc)
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -123,9 +143,8 @@ class OpenAIAgent(Agent):
 
     def close(self) -> None:
         # Don't wait out the retries of requests in flight (an interrupted run against a stalled endpoint
-        # would hang for minutes): they stop at their next attempt or backoff.
+        # would hang for minutes): they stop at their next attempt or backoff, and their threads are daemons.
         self._closing.set()
-        self._pool.shutdown(wait=False, cancel_futures=True)
         self._client.close()
 
     def request_body(self, episode: Episode) -> dict[str, Any]:
@@ -169,7 +188,7 @@ class OpenAIAgent(Agent):
                     refusal = response.text.lower()
                     context = re.search(r"maximum context length is (\d+)", refusal)
                     if context is not None and self.max_tokens >= int(context.group(1)):  # no prompt would fit
-                        raise AgentError(
+                        raise AgentSettingsError(
                             f"{self.url}: max_tokens={self.max_tokens} is not below the model's context of "
                             f"{context.group(1)} tokens: lower --max-new-tokens"
                         )
@@ -177,6 +196,14 @@ class OpenAIAgent(Agent):
                         response.status_code in (400, 422) and any(p in refusal for p in OVERFLOW_PHRASES)
                     ):
                         episode.stop("context_overflow", failure)
+                        if episode.rounds == 0 and not self._warned_first_prompt:
+                            self._warned_first_prompt = True  # the endpoint's context, not the agent
+                            print(
+                                f"[agentenv] warning: the first prompt of {episode.item_id} does not fit "
+                                f"{self.model}'s context: its episode ends with no reply (context full); a "
+                                "server started with a longer context (vLLM's --max-model-len) plays it",
+                                file=sys.stderr,
+                            )
                         return ""
                     if not is_retryable(response.status_code):
                         raise AgentError(f"{self.url}: {failure}")
@@ -188,7 +215,8 @@ class OpenAIAgent(Agent):
                     self.stats["retries"] += 1
                 delay = min(self.max_backoff_s, self.backoff_s * 2**attempt) * random.uniform(0.5, 1.0)
                 self._closing.wait(max(delay, retry_after or 0.0))
-        raise AgentError(f"{self.url}: gave up after {self.max_retries + 1} attempts; last: {failure}")
+        tries = self.max_retries + 1
+        raise AgentError(f"{self.url}: gave up after {tries} attempt{'s' * (tries > 1)}; last: {failure}")
 
     def _content(self, data: Any, episode: Episode | None = None) -> str:
         """The reply text of a chat completion; ``ValueError`` when the body is not one.  A ``null``

@@ -24,7 +24,8 @@ class BestOfNConfig(EnvSettings):
     """Best-of-N settings."""
 
     sections: ClassVar[dict[str, tuple[str, ...]]] = {
-        "Best-of-N": ("agent", "out", "n", "temperature", "seed", "split", "limit", "api_key"),
+        "Best-of-N": ("agent", "out", "n", "temperature", "seed", "split", "limit", "api_key", "max_retries",
+                      "request_timeout"),
     }
 
     #: the agent: hf:PATH, openai:MODEL@URL or expert
@@ -41,6 +42,18 @@ class BestOfNConfig(EnvSettings):
     limit: int = 0
     #: API key for openai: agents (default: $OPENAI_API_KEY)
     api_key: str = ""
+    #: tries again of a failed model request, with backoff (openai: agents)
+    max_retries: int = 5
+    #: seconds a model request may wait on the server, to connect and between the bytes of its answer (openai:
+    #: agents; a slow server needs more)
+    request_timeout: float = 120.0
+
+    def __post_init__(self) -> None:
+        if self.max_retries < 0:
+            raise ValueError(f"max_retries must not be negative, not {self.max_retries}")
+        if not self.request_timeout > 0:
+            raise ValueError(f"request_timeout must be a positive number of seconds, not {self.request_timeout}")
+        super().__post_init__()
 
 
 @dataclass
@@ -145,6 +158,8 @@ def run_best_of_n(
             batch_size=cfg.agent_batch_size or cfg.concurrency,
             concurrency=cfg.concurrency,
             api_key=cfg.api_key or None,
+            max_retries=cfg.max_retries,
+            timeout=cfg.request_timeout,
             temperature=cfg.temperature,
             seed=cfg.seed,
         )
