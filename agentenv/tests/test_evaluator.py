@@ -274,6 +274,24 @@ def test_env_errors_are_counted_not_written(tmp_path):
     assert "guess_1" not in {r["item_id"] for r in lines(out)}
 
 
+def test_names_and_errors_print_as_written(tmp_path, capsys):
+    """Printed through rich, '[agentenv]' before an env's error was taken for markup and dropped, an error
+    holding '[/x]' ended the run (MarkupError), and a model named llama got an emoji in the table's title."""
+    class Bracketed(GuessEnv):
+        def step(self, action):
+            if self.secret == 1:
+                raise RuntimeError("no such tag [/x]")
+            return super().step(action)
+
+    agent = ExpertAgent()
+    agent.name = "openai:llama"
+    report = evaluate(agent, tasks(range(3)), tmp_path / "r [/y].jsonl", sources={"guess": LocalEnv(Bracketed)})
+    assert report.errors == 1
+    printed = capsys.readouterr()
+    assert "[agentenv] guess_1 (sample 0): step: EnvCrashed: [500] guess env crashed: RuntimeError: no such tag [/x]; session" in printed.err
+    assert "openai:llama:" in printed.out and "[/y].jsonl" in printed.out and "\U0001f999" not in printed.out
+
+
 def test_scores_are_normalised_by_reward_range(tmp_path):
     class Percent(GuessEnv):
         name = "percent"

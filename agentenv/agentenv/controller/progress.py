@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -62,7 +63,7 @@ class LiveProgress:
             disable=not enabled or self.lines,
             transient=False,
         )
-        self._task = self._progress.add_task(title, total=total, completed=done)
+        self._task = self._progress.add_task(escape(title), total=total, completed=done)  # a model named [x]
 
     def status(self) -> str:
         parts = []
@@ -90,7 +91,8 @@ class LiveProgress:
 
     def write(self, line: str) -> None:
         """A message above the bar (it stays drawn below)."""
-        self._progress.console.print(line, highlight=False)
+        # as written: "[agentenv]" is no markup tag, and a log's line is not wrapped at 80 columns
+        self._progress.console.print(line, highlight=False, markup=False, emoji=False, soft_wrap=True)
 
     def __enter__(self) -> LiveProgress:
         self._progress.start()

@@ -103,10 +103,11 @@ class EvalReport:
 
 def table_console(file=None):
     """A rich console for printing a table to ``file`` (default stdout): 160 columns where that is a pipe or
-    a log, not rich's 80, so a results table is not wrapped cell by cell."""
+    a log, not rich's 80, so a results table is not wrapped cell by cell.  Text prints as written: a model
+    named ``llama`` is no emoji, and brackets in a name or path no markup (``[/x]`` made it raise)."""
     from rich.console import Console
 
-    console = Console(file=file)
+    console = Console(file=file, markup=False, emoji=False)
     if not console.is_terminal:
         console.width = 160
     return console
