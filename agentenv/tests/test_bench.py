@@ -57,6 +57,7 @@ def test_the_average_rate_interval_allows_for_unseen_failures():
     low, high = average_rate_interval([(50, 100), (90, 100)])
     assert low < 0.7 < high
     assert average_rate_interval([]) == (0.0, 1.0)
+    assert average_rate_interval([(37, 40)]) == wilson(37, 40)  # one env: its own row's interval, not another
     # at mid-range the normal interval's width: each env's variance over its n tasks (over n + z², the
     # interval covered 92.5% of draws instead of 95%)
     low, high = average_rate_interval([(15, 30)] * 16)

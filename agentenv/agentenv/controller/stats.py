@@ -38,6 +38,8 @@ def average_rate_interval(counts: Sequence[tuple[int, int]], z: float = Z_95) ->
     counts = [(x, n) for x, n in counts if n > 0]
     if not counts:
         return 0.0, 1.0
+    if len(counts) == 1:  # the average of one env is that env's rate: its row's interval
+        return wilson(*counts[0], z)
     mean = sum(x / n for x, n in counts) / len(counts)
     variance = 0.0
     for x, n in counts:
