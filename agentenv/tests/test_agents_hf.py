@@ -335,3 +335,41 @@ def test_samples_do_not_depend_on_when_batch_mates_stop(tiny):
 def test_a_cuda_device_without_a_gpu_is_refused_before_loading():
     with pytest.raises(ValueError, match="device 'cuda': this torch sees no CUDA GPU; give --device cpu"):
         HFAgent("runs/no/such/model", device="cuda")
+
+
+def test_settings_that_cannot_work_are_refused_before_the_weights_load(tiny, tmp_path):
+    """A reply limit as long as the model's context ended every episode at round 0 ("context full", exit 0);
+    a folder without a tokenizer was blamed on a missing sentencepiece, and an unknown device on torch's
+    wording, both after the weights had loaded (minutes for a 7B)."""
+    import shutil
+
+    path, model, tokenizer = tiny
+    with pytest.raises(ValueError, match="max_new_tokens 300 leaves no room for a prompt in the model's context of 300"):
+        HFAgent(model=model, tokenizer=tokenizer, max_new_tokens=300, max_length=300)
+    with pytest.raises(ValueError, match="device 'gpu' is not a torch device: give cpu, or cuda"):
+        HFAgent(path, device="gpu")
+    bare = tmp_path / "no_tokenizer"
+    bare.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        shutil.copy(path / name, bare / name)
+    with pytest.raises(ValueError, match="no_tokenizer has no tokenizer"):
+        HFAgent(bare)
+
+
+def test_a_tokenizer_without_a_template_is_prompted_as_training_templates_it(tiny, capsys):
+    """Without a chat template the agent fell back by its own rule (Llama-2 only for <s>/</s>, else ChatML)
+    and training by another (ChatML only where <|im_start|> is in the vocabulary): a GPT-2-like tokenizer
+    was trained in Llama-2's format and prompted in ChatML."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    from agentenv.data.tokenize import resolve_chat_template
+
+    words = {w: i for i, w in enumerate(["<|endoftext|>", "[INST]", "[/INST]", "hi", "<s>", "</s>", "<<SYS>>"])}
+    backend = Tokenizer(models.WordLevel(words, unk_token="<|endoftext|>"))
+    backend.pre_tokenizer = pre_tokenizers.Whitespace()
+    gpt2_like = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=backend, bos_token="<|endoftext|>", eos_token="<|endoftext|>"
+    )
+    agent = HFAgent(model=tiny[1], tokenizer=gpt2_like, max_new_tokens=4)
+    assert agent.chat_format == "llama2" and agent.template == resolve_chat_template(gpt2_like)
+    assert "has no chat template; prompting with llama2" in capsys.readouterr().err

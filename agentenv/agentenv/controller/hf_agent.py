@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import inspect
 import os
+import sys
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +35,11 @@ from transformers.cache_utils import Cache, DynamicLayer
 
 from agentenv.controller.agents import Agent
 from agentenv.controller.episode import Episode
-from agentenv.data.tokenize import CHATML_TEMPLATE, LLAMA2_TEMPLATE  # the trainer's fallbacks
+from agentenv.data.tokenize import (  # the trainer's fallbacks
+    CHATML_TEMPLATE,
+    LLAMA2_TEMPLATE,
+    fallback_format,
+)
 
 _STOP_TEXT = {"chatml": ["<|im_end|>"], "llama2": ["</s>", "[INST]"]}
 
@@ -93,8 +98,9 @@ class HFAgent(Agent):
     ``max_new_tokens``.  An episode whose prompt plus ``max_new_tokens`` would pass ``max_length`` (default:
     the model's ``max_position_embeddings``) is stopped with reason ``context_overflow``.
 
-    ``chat_format``: ``"auto"`` uses the tokenizer's own chat template, or a Llama-2 ``[INST]`` template for
-    Llama-2-style tokenizers without one, or ChatML otherwise; ``"chatml"`` / ``"llama2"`` force a fallback.
+    ``chat_format``: ``"auto"`` uses the tokenizer's own chat template, or, without one, the trainers' fallback
+    (ChatML where the vocabulary has ``<|im_start|>``, else Llama-2's ``[INST]``; said once on stderr);
+    ``"chatml"`` / ``"llama2"`` force a fallback.
     ``reuse_cache=False`` re-encodes every conversation each round (the slow reference behaviour);
     ``ignore_eos=True`` always generates ``max_new_tokens`` (for benchmarks).
     """
@@ -120,15 +126,20 @@ class HFAgent(Agent):
         if model is None and model_path is None:
             raise ValueError("HFAgent needs model_path or a loaded model")
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        if device.startswith("cuda") and not torch.cuda.is_available():  # before minutes of loading weights
+        # the device and the tokenizer are checked before minutes of loading weights
+        try:
+            kind = torch.device(device).type
+        except RuntimeError:
+            raise ValueError(f"device {device!r} is not a torch device: give cpu, or cuda / cuda:N") from None
+        if kind == "cuda" and not torch.cuda.is_available():
             raise ValueError(f"device {device!r}: this torch sees no CUDA GPU; give --device cpu (or leave it out)")
+        if tokenizer is None:
+            tokenizer = _load_tokenizer(model_path or model.name_or_path)
         if model is None:
             if dtype is None:
-                dtype = torch.bfloat16 if device.startswith("cuda") else torch.float32
+                dtype = torch.bfloat16 if kind == "cuda" else torch.float32
             model = AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype)
             model.to(device)
-        if tokenizer is None:
-            tokenizer = AutoTokenizer.from_pretrained(model_path or model.name_or_path)
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.device = next(model.parameters()).device
@@ -141,6 +152,11 @@ class HFAgent(Agent):
         self.batch_size = batch_size
         self.reuse_cache = reuse_cache
         self.max_length = max_length or getattr(model.config.get_text_config(), "max_position_embeddings", None) or 4096
+        if max_new_tokens >= self.max_length:  # every episode would end at round 0 as "context full"
+            raise ValueError(
+                f"max_new_tokens {max_new_tokens} leaves no room for a prompt in the model's context of "
+                f"{self.max_length} tokens: lower --max-new-tokens"
+            )
         self.chat_format = self._pick_chat_format(chat_format)
         self.template = {"chatml": CHATML_TEMPLATE, "llama2": LLAMA2_TEMPLATE}.get(self.chat_format)
         self.pad_id = _first_int(tokenizer.pad_token_id, tokenizer.eos_token_id, 0)
@@ -154,6 +170,7 @@ class HFAgent(Agent):
         #: token counts since construction: prompt tokens fed to the model vs taken from the cache
         self.stats = {"prefilled_tokens": 0, "reused_tokens": 0, "generated_tokens": 0}
         self._generating = 0  # episodes in the batch being generated now
+        self._warned_first_prompt = False
 
     # --- prompts ---------------------------------------------------------------------------------
     def _pick_chat_format(self, chat_format: str) -> str:
@@ -163,8 +180,10 @@ class HFAgent(Agent):
             return chat_format
         if getattr(self.tokenizer, "chat_template", None):
             return "model"
-        looks_llama2 = self.tokenizer.bos_token == "<s>" and self.tokenizer.eos_token == "</s>"
-        return "llama2" if looks_llama2 else "chatml"
+        chosen = fallback_format(self.tokenizer)
+        print(f"[agentenv] {self.name}: the tokenizer has no chat template; prompting with {chosen} (as training "
+              "would template it)", file=sys.stderr)
+        return chosen
 
     def prompt_text(self, messages: list[dict[str, str]]) -> str:
         """The conversation rendered for generation (template plus the assistant generation prompt)."""
@@ -191,6 +210,14 @@ class HFAgent(Agent):
         episode.meta["context_tokens"] = len(prompt)
         episode.stop("context_overflow")
         self.release(episode)
+        if episode.rounds == 0 and not self._warned_first_prompt:  # the model's context, not the agent
+            self._warned_first_prompt = True
+            print(
+                f"[agentenv] warning: the first prompt of {episode.item_id} ({len(prompt)} tokens) and a reply of "
+                f"{self.max_new_tokens} do not fit the model's context of {self.max_length}: its episode ends with "
+                "no reply (context full)",
+                file=sys.stderr,
+            )
         return False
 
     def reply(self, episode: Episode, token_ids: list[int]) -> str:
@@ -492,6 +519,22 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
 
 def _isin(values: torch.Tensor, ids: set[int]) -> torch.Tensor:
     return torch.isin(values, torch.tensor(sorted(ids), device=values.device))
+
+
+#: the files one of which a saved tokenizer has
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json")
+
+
+def _load_tokenizer(name: str | os.PathLike) -> Any:
+    """The tokenizer saved with a model; a model folder without one is one line saying so (transformers
+    blames a missing sentencepiece or tiktoken, after the weights have loaded)."""
+    folder = os.fspath(name)
+    if os.path.isdir(folder) and not any(os.path.exists(os.path.join(folder, f)) for f in TOKENIZER_FILES):
+        raise ValueError(
+            f"{folder} has no tokenizer ({', '.join(TOKENIZER_FILES[:2])}): save the tokenizer with the model "
+            "(tokenizer.save_pretrained(folder))"
+        )
+    return AutoTokenizer.from_pretrained(folder)
 
 
 def _first_int(*values: Any) -> int:

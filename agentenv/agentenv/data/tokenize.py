@@ -67,6 +67,12 @@ class TemplateError(ValueError):
     """The chat template cannot be used for masked training (it is not prefix-stable)."""
 
 
+def fallback_format(tokenizer) -> str:
+    """The template a tokenizer without its own gets: ``"chatml"`` when its vocabulary has ``<|im_start|>``,
+    else ``"llama2"`` (one rule for training and the agent, so a model is prompted as it was trained)."""
+    return "chatml" if "<|im_start|>" in tokenizer.get_vocab() else "llama2"
+
+
 def resolve_chat_template(tokenizer, template: str = "auto") -> str:
     """The Jinja chat template to use.
 
@@ -78,9 +84,7 @@ def resolve_chat_template(tokenizer, template: str = "auto") -> str:
     if isinstance(own, dict):  # several named templates: the default one
         own = own.get("default")
     if template == "auto":
-        if own:
-            return own
-        return CHATML_TEMPLATE if "<|im_start|>" in tokenizer.get_vocab() else LLAMA2_TEMPLATE
+        return own or TEMPLATES[fallback_format(tokenizer)]
     if template == "model":
         if not own:
             raise TemplateError("the tokenizer has no chat template: use template 'chatml' or 'llama2'")
