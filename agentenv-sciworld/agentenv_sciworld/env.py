@@ -137,7 +137,9 @@ class SciWorldEnv(EpisodicEnv):
 
     # --- acting -----------------------------------------------------------------------------------
     def act(self, action: str) -> StepResult:
-        return self._act(action.strip())
+        # a full stop after an action ("open door to kitchen.", "0.") is never part of it: the simulator's
+        # parser refused the whole action
+        return self._act(action.strip().rstrip(".").rstrip())
 
     def _act(self, action: str, meant: str | None = None) -> StepResult:
         """Take ``action``; ``meant`` is the option text a replayed answer to an ambiguity prompt chose."""

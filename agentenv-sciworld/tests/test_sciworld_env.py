@@ -35,6 +35,12 @@ def test_garbled_actions_get_a_clear_answer_and_no_reward(env, action):
     assert env.step("open door to hallway").observation == "The door is now open."  # still working
 
 
+def test_a_full_stop_after_an_action_is_no_part_of_it(env):
+    """'open door to hallway.' (how a model ends a sentence) was refused whole by the simulator's parser."""
+    env.reset(FIND_LIVING)
+    assert env.step("open door to hallway.").observation == "The door is now open."
+
+
 def test_expert_recovers_from_detour_and_ambiguity(env):
     env.reset(FIND_LIVING)
     for action in ("open door to hallway", "go to hallway", "open door to kitchen", "go to kitchen"):

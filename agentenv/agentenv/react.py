@@ -42,8 +42,26 @@ def parse_react(text: str) -> tuple[str, str]:
 
 
 def extract_action(text: str) -> str:
-    """The action of a reply (bare action or whole ReAct reply): :func:`parse_react`'s, without the thought."""
-    return parse_react(text)[1]
+    """The action of a reply (bare action or whole ReAct reply): :func:`parse_react`'s, without the thought,
+    and without markup wrapped around the whole of it (:func:`unwrap_action`)."""
+    return unwrap_action(parse_react(text)[1])
+
+
+_FENCE = re.compile(r"\A```[\w+-]*[^\S\n]*\n(.*?)\n?```\Z", re.DOTALL)
+
+
+def unwrap_action(action: str) -> str:
+    """``action`` without what a model wraps around the whole of it: a code fence (its language label too),
+    one pair of backticks or of double quotes, or a lone closing quote (copied from an instruction that quotes
+    its reply layout).  An action with quotes or backticks of its own (JSON, SQL) is left as it is."""
+    if (fenced := _FENCE.match(action)) is not None:
+        action = fenced.group(1).strip()
+    for mark in ("`", '"'):
+        if len(action) > 2 and action[0] == action[-1] == mark and action.count(mark) == 2:
+            action = action[1:-1].strip()
+    if action.endswith('"') and action.count('"') == 1:
+        action = action[:-1].rstrip()
+    return action
 
 
 def match_first_line(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:

@@ -117,3 +117,24 @@ def test_agent_from_spec():
     for bad in ("gpt", "openai:model", "hf:", "expert:x"):
         with pytest.raises(ValueError):
             agent_from_spec(bad)
+
+
+@pytest.mark.parametrize(
+    ("reply", "action"),
+    [
+        ("Thought:\nGo.\n\nAction:\n`search[red dress]`", "search[red dress]"),
+        ('Action:\n"go to sofa 1"', "go to sofa 1"),
+        ('Action:\ngo to sofa 1"', "go to sofa 1"),  # the closing quote of the instruction's quoted layout
+        ("Action:\n```\nget 1 lapis lazuli\n```", "get 1 lapis lazuli"),
+        ('Action:\n```sql\nSELECT a FROM t WHERE b = "x"\n```', 'SELECT a FROM t WHERE b = "x"'),
+        ('Action:\nfinish with Action Input: {"answer": "x"}', 'finish with Action Input: {"answer": "x"}'),
+        ('Action:\nSELECT a FROM t WHERE b = "x"', 'SELECT a FROM t WHERE b = "x"'),
+        ("Action:\n``", "``"),
+    ],
+)
+def test_markup_around_a_whole_action_is_taken_off(reply, action):
+    """Backticks, quotes or a code fence around an action were refused by ScienceWorld, ALFWorld, WebShop
+    and SQLGym (its one attempt lost); an action with quotes of its own is left as it is."""
+    from agentenv.react import extract_action
+
+    assert extract_action(reply) == action
