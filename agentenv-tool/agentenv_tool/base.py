@@ -53,12 +53,26 @@ def render(result: Any) -> str:
     return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
 
 
+def example_call(toolbox: Toolbox) -> str:
+    """A call of one of the env's own tools for the instruction's example (AgentGym's example,
+    ``get_user_current_date``, is a tool Academia, Movie and Sheet do not have: copied, it wasted a round)."""
+    generic = ("finish", "check_valid_actions")  # every env's: an example of the env's own reads better
+    tools = [t for t in toolbox.tools.values() if t.name not in generic] or list(toolbox.tools.values())
+    preferred = [t for t in tools if t.name == "get_user_current_date"]
+    bare = [t for t in tools if not t.arguments.model_json_schema().get("required")]
+    if preferred or bare:
+        return f"{(preferred or bare)[0].name} with Action Input: {{}}"
+    first = tools[0]
+    argument = first.arguments.model_json_schema()["required"][0]
+    return f'{first.name} with Action Input: {{"{argument}": "..."}}'
+
+
 def instruction_text(intro: str, toolbox: Toolbox) -> str:
     """The task text of a tool env: what it is about, the action format and its tools."""
     return (
         f"{intro}\n"
         'Each round you call one tool with an action of the form "tool_name with Action Input: {json object}", '
-        'for example: get_user_current_date with Action Input: {}\n'
+        f"for example: {example_call(toolbox)}\n"
         "The Action Input is a JSON object of the tool's named arguments (double-quoted names and strings). "
         "When you know the answer, or have finished the operations, call finish.\n"
         f"The tools (a ? marks an optional argument):\n{toolbox.describe()}"

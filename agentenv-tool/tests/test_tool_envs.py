@@ -298,3 +298,16 @@ def test_yes_no_goals_are_not_mostly_one_answer_and_ranks_have_no_ties():
             target = json.loads(task.record.additional_info.answer)
             scores = [row[target[0].index(subject)] for row in target[1:]]
             assert len(set(scores)) == len(scores), (i, subject)
+
+
+@pytest.mark.parametrize("env_cls", ENVS, ids=lambda c: c.name)
+def test_the_instructions_example_calls_one_of_the_envs_own_tools(env_cls):
+    """AgentGym's example, get_user_current_date, is no tool of Academia, Movie or Sheet: an agent copying it
+    lost a round to 'there is no tool'. Sent as written, the example is a valid call (or names its argument)."""
+    import re
+
+    example = re.search(r"for example: (.*)", env_cls.instruction).group(1)
+    with env_cls.shared(), LocalSession(env_cls) as session:
+        session.reset(env_cls.splits["test"][0])
+        observation = session.step(example).observation
+    assert "there is no tool" not in observation and "Format error" not in observation, observation
