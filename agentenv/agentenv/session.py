@@ -133,11 +133,12 @@ class LocalSession:
             why = "reset it first" if self.data_idx is None else "the episode is done; reset it first"
             raise EpisodeNotRunning(f"{self.name} session {self.id} is not running: {why}")
         result = self._call(self.env.step, extract_action(action))
+        extras = self._call(self.env.wire_extras, "step")
         with self._answering("step"):
             reward = _number(result.reward, "reward")
             self.score = _number(result.score, "score") if result.score is not None else self.score + reward
             self.running = not result.done
-            answer = dict(
+            return StepResponse(
                 observation=result.observation,
                 reward=reward,
                 score=self.score,
@@ -146,10 +147,8 @@ class LocalSession:
                 truncated=bool(result.truncated),
                 success=self.env_cls.is_success(self.score),
                 info=result.info,
+                **extras,
             )
-        extras = self._call(self.env.wire_extras, "step")
-        with self._answering("step"):
-            return StepResponse(**answer, **extras)
 
     def observation(self) -> str:
         self._check_open()

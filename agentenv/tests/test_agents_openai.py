@@ -160,7 +160,7 @@ def test_context_overflow_stops_the_episode(capsys):
     assert episodes[1].stop_reason == "context_overflow" and episodes[1].rounds == 0
     assert episodes[0].success
     # an overflow before any reply is the endpoint's context, not the agent: said once, with what to do
-    assert "the first prompt of guess_1 does not fit tiny's context" in capsys.readouterr().err
+    assert "the first prompt of guess_1 does not fit openai:tiny's context" in capsys.readouterr().err
 
 
 def test_connection_errors_are_retried_until_the_server_answers():

@@ -30,6 +30,7 @@ STEPS=${STEPS:-"bc agentevol rollout grpo profile"}
 wants() { [[ " $STEPS " == *" $1 "* ]]; }
 mkdir -p "$OUT" runs/gpu_proof
 PY=python3
+MODEL=runs/gpu_proof/throughput/random_smollm2_shape  # the random-weights model step 2 saves
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/gpu.txt"
 
 step() {  # step NAME SECONDS COMMAND...: run it under a time limit, note in steps.txt whether it passed
@@ -53,7 +54,7 @@ wants bc && step bc-throughput 180 $PY benchmarks/train_throughput.py --model sh
 
 # 3. one AgentEvol iteration: BC on the expert data above, explore 64 tasks x 2 samples in batches of 64,
 #    keep, retrain from the base, evaluate on 64 held-out tasks; the stage times are in stages.json
-wants agentevol && step agentevol 300 $PY -m agentenv.trainer evol --model runs/gpu_proof/throughput/random_smollm2_shape \
+wants agentevol && step agentevol 300 $PY -m agentenv.trainer evol --model $MODEL \
   --data runs/gpu_proof/throughput/babyai_expert_128.jsonl --output-dir runs/gpu_proof/agentevol \
   --env babyai --local --iterations 1 --explore-limit 64 --samples-per-instruction 2 --eval-limit 64 \
   --concurrency 64 --max-rounds 10 --max-new-tokens 64 --num-epochs 1 --batch-size 8 --max-length 2048 \
@@ -68,7 +69,7 @@ wants rollout && step rollout 150 $PY benchmarks/rollout_throughput.py --device 
 
 # 5. GRPO: 2 steps x 32 episodes (4 tasks x 8 samples), one generation batch of 32, bf16, no vLLM
 start=$(ls -d runs/gpu_proof/agentevol/iter_*/model 2>/dev/null | tail -1)
-wants grpo && step grpo 150 $PY -m agentenv.cli train grpo --model "${start:-runs/gpu_proof/throughput/random_smollm2_shape}" \
+wants grpo && step grpo 150 $PY -m agentenv.cli train grpo --model "${start:-$MODEL}" \
   --env babyai --local --train-limit 64 --num-generations 8 --batch-size 32 --max-steps 2 --max-rounds 10 \
   --max-new-tokens 64 --max-length 2048 --learning-rate 1e-5 --concurrency 32 --save-every 0 \
   --output-dir runs/gpu_proof/grpo 2>&1 | tail -12
@@ -79,7 +80,6 @@ wants profile && step profile 90 $PY benchmarks/gpu/generation_profile.py --shap
   --out "$OUT/generation_profile.json" 2>&1 | grep -E "^temperature|^SDPA"
 
 # 7. ETO: explore 32 tasks x 2 samples, pair failures with the expert, DPO (torchrun + ZeRO-2, bf16), evaluate 32
-MODEL=runs/gpu_proof/throughput/random_smollm2_shape
 wants eto && step eto 240 $PY -m agentenv.trainer eto --model $MODEL \
   --expert-data runs/gpu_proof/throughput/babyai_expert_128.jsonl --output-dir runs/gpu_proof/eto \
   --env babyai --local --iterations 1 --explore-limit 32 --samples-per-instruction 2 --explore-temperature 1.0 \

@@ -170,7 +170,6 @@ class HFAgent(Agent):
         #: token counts since construction: prompt tokens fed to the model vs taken from the cache
         self.stats = {"prefilled_tokens": 0, "reused_tokens": 0, "generated_tokens": 0}
         self._generating = 0  # episodes in the batch being generated now
-        self._warned_first_prompt = False
 
     # --- prompts ---------------------------------------------------------------------------------
     def _pick_chat_format(self, chat_format: str) -> str:
@@ -210,14 +209,6 @@ class HFAgent(Agent):
         episode.meta["context_tokens"] = len(prompt)
         episode.stop("context_overflow")
         self.release(episode)
-        if episode.rounds == 0 and not self._warned_first_prompt:  # the model's context, not the agent
-            self._warned_first_prompt = True
-            print(
-                f"[agentenv] warning: the first prompt of {episode.item_id} ({len(prompt)} tokens) and a reply of "
-                f"{self.max_new_tokens} do not fit the model's context of {self.max_length}: its episode ends with "
-                "no reply (context full)",
-                file=sys.stderr,
-            )
         return False
 
     def reply(self, episode: Episode, token_ids: list[int]) -> str:

@@ -107,7 +107,7 @@ class OpenAIAgent(Agent):
         #: request counts since construction
         self.stats = {"requests": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
         self._in_flight = 0
-        self._warned_truncated = self._warned_first_prompt = False
+        self._warned_truncated = False
 
     def act(self, episodes: list[Episode]) -> list[str]:
         # a daemon thread a request: a run that stops (Ctrl-C, an endpoint's refusal) exits at once, where a
@@ -196,14 +196,6 @@ class OpenAIAgent(Agent):
                         response.status_code in (400, 422) and any(p in refusal for p in OVERFLOW_PHRASES)
                     ):
                         episode.stop("context_overflow", failure)
-                        if episode.rounds == 0 and not self._warned_first_prompt:
-                            self._warned_first_prompt = True  # the endpoint's context, not the agent
-                            print(
-                                f"[agentenv] warning: the first prompt of {episode.item_id} does not fit "
-                                f"{self.model}'s context: its episode ends with no reply (context full); a "
-                                "server started with a longer context (vLLM's --max-model-len) plays it",
-                                file=sys.stderr,
-                            )
                         return ""
                     if not is_retryable(response.status_code):
                         raise AgentError(f"{self.url}: {failure}")

@@ -15,6 +15,7 @@ every session is closed when the run ends, also on an exception or Ctrl-C.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections import Counter, defaultdict, deque
@@ -82,6 +83,7 @@ class Rollout:
         self.live_episodes = 0
         self.rounds_played = 0
         self.replies = 0
+        self._warned_first_prompt = False
 
     def info(self, env: str) -> dict[str, Any]:
         if env not in self._info:
@@ -159,6 +161,7 @@ class Rollout:
                 self.replies += len(replies)
                 if len(replies) != len(live):
                     raise RuntimeError(f"{self.agent.name} returned {len(replies)} replies for {len(live)} episodes")
+                self._warn_of_a_first_prompt_too_long(live)
                 stepping = [(ep, reply) for ep, reply in zip(live, replies, strict=True) if not ep.finished]
                 t0 = time.perf_counter()
                 list(pool.map(lambda pair: self._step(*pair), stepping))
@@ -181,6 +184,21 @@ class Rollout:
         return finished
 
     # --- steps of the loop -----------------------------------------------------------------------
+    def _warn_of_a_first_prompt_too_long(self, episodes: list[Episode]) -> None:
+        """Say once when an agent could not answer an episode's first prompt: that is the model's context
+        (or the reply limit), not the agent, and every such episode ends with no reply (context full)."""
+        first = next((ep for ep in episodes if ep.stop_reason == "context_overflow" and ep.rounds == 0), None)
+        if first is None or self._warned_first_prompt:
+            return
+        self._warned_first_prompt = True
+        tokens = first.meta.get("context_tokens")
+        print(
+            f"[agentenv] warning: the first prompt of {first.item_id}" + (f" ({tokens} tokens)" if tokens else "")
+            + f" does not fit {self.agent.name}'s context with its reply limit: its episode ends with no reply "
+            "(context full); a longer context (vLLM's --max-model-len) or a lower --max-new-tokens plays it",
+            file=sys.stderr,
+        )
+
     def _take(self, pending: deque[RolloutTask], live: list[Episode]) -> list[RolloutTask]:
         """The pending tasks to start now: up to the free slots, in order, passing over the tasks of an env
         that already runs as many episodes as its servers have room for (they keep their place)."""
