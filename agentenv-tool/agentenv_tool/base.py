@@ -67,12 +67,13 @@ def example_call(toolbox: Toolbox) -> str:
     return f'{first.name} with Action Input: {{"{argument}": "..."}}'
 
 
-def instruction_text(intro: str, toolbox: Toolbox) -> str:
-    """The task text of a tool env: what it is about, the action format and its tools."""
+def instruction_text(intro: str, toolbox: Toolbox, example: str | None = None) -> str:
+    """The task text of a tool env: what it is about, the action format, an example (an episode's first call
+    where an env has one: by default :func:`example_call`'s) and its tools."""
     return (
         f"{intro}\n"
         'Each round you call one tool with an action of the form "tool_name with Action Input: {json object}", '
-        f"for example: {example_call(toolbox)}\n"
+        f"for example: {example or example_call(toolbox)}\n"
         "The Action Input is a JSON object of the tool's named arguments (double-quoted names and strings). "
         "When you know the answer, or have finished the operations, call finish.\n"
         f"The tools (a ? marks an optional argument):\n{toolbox.describe()}"

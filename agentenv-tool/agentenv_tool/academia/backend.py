@@ -5,13 +5,15 @@ from __future__ import annotations
 import copy
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from ..base import ToolBackend
 from ..tools import ToolError, tool
 from .world import Academia
 
-Node = Annotated[str, Field(max_length=300, description="a paper's title or an author's name")]
+#: spaces around a name are no part of it (as Movie's and TODO's ids are stripped)
+Node = Annotated[str, StringConstraints(strip_whitespace=True), Field(max_length=300,
+                                                                      description="a paper's title or an author's name")]
 
 
 class AcademiaBackend(ToolBackend):

@@ -163,7 +163,8 @@ class SheetBackend(ToolBackend):
 
     @tool("Write a note on a cell.", "the cell's note.")
     @refusals
-    def update_note(self, position: Position, content: Annotated[str, Field(max_length=2000)]) -> str:
+    def update_note(self, position: Position,
+                    content: Annotated[str, Field(max_length=2000), AfterValidator(_storable)]) -> str:
         row, col = parse_a1(position)
         self.sheets.ws().cell(row, col).comment = Comment(content, "agent")
         return f"Updated! the {position}'s note is {content}"
@@ -222,10 +223,11 @@ class SheetBackend(ToolBackend):
         comment = self.sheets.ws().cell(*parse_a1(position)).comment
         return comment.text if comment else ""
 
-    @tool("Finish the task when the sheet is as the goal asks.", "the sheet's values.")
+    @tool("Finish the task when the sheet is as the goal asks.", "the open sheet's values.")
     @refusals
-    def finish(self) -> list[list[str]]:
-        return self._all()
+    def finish(self) -> list[list[str]] | str:
+        # finish always ends the episode (it is judged on the goal's sheet), with no sheet open too
+        return self._all() if self.sheets.sheet is not None else "Finished with no sheet open."
 
     # --- helpers ----------------------------------------------------------------------------------------
     @staticmethod

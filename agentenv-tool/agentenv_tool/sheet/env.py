@@ -31,15 +31,17 @@ class CellProgress:
     """AgentBoard's Sheet progress: the share of the goal sheet's cells equal to the target's, the running
     maximum; finishing with the sheet equal to the target is one more cell, so only that reaches 1."""
 
-    def __init__(self, sheets: Spreadsheet, sheet: str, target: list[list[str]]) -> None:
-        self.sheets, self.sheet, self.target = sheets, sheet, target
+    def __init__(self, sheets: Spreadsheet, sheet: str, target: list[list[str]], sorted_by: int | None = None) -> None:
+        self.sheets, self.sheet, self.target, self.sorted_by = sheets, sheet, target, sorted_by
         self.finished_correctly = False
         self.rate = 0.0
 
     def current(self) -> list[list[str]]:
+        """The goal sheet's values; where the target is sorted, rows tied in its key come in the target's order."""
         if self.sheet not in self.sheets.workbook.sheetnames:
             return []
-        return self.sheets.values(self.sheets.workbook[self.sheet])
+        values = self.sheets.values(self.sheets.workbook[self.sheet])
+        return values if self.sorted_by is None else _ties_as_in(values, self.target, self.sorted_by - 1)
 
     def matching(self) -> tuple[int, int]:
         """(equal cells, cells) over the larger of the two shapes."""
@@ -67,6 +69,20 @@ def _at(grid: list[list[str]], i: int, j: int) -> str:
     return grid[i][j] if i < len(grid) and j < len(grid[i]) else ""
 
 
+def _ties_as_in(values: list[list[str]], target: list[list[str]], key: int) -> list[list[str]]:
+    """``values`` with each run of the target's rows (below the titles) that share their ``key`` cell put in the
+    target's order, where ``values`` holds those very rows at those places: a sort orders rows by the key alone."""
+    aligned, start = list(values), 1
+    while start < len(target):
+        end = start + 1
+        while end < len(target) and _at(target, end, key) == _at(target, start, key):
+            end += 1
+        if end - start > 1 and sorted(values[start:end]) == sorted(target[start:end]):
+            aligned[start:end] = target[start:end]
+        start = end
+    return aligned
+
+
 class SheetEnv(ToolEnv):
     name: ClassVar[str] = "sheet"
     train_size: ClassVar[int] = 120
@@ -74,7 +90,8 @@ class SheetEnv(ToolEnv):
     splits: ClassVar[dict[str, range]] = ToolEnv.splits_for("sheet", 120, 30)
     max_rounds: ClassVar[int] = 15  # AgentGym's evaluation setting; the longest plan has 9 calls
     toolbox: ClassVar[Toolbox] = Toolbox.of(SheetBackend)
-    task_text: ClassVar[str] = instruction_text(INTRO, toolbox)
+    #: every sheet tool needs an open sheet: the example is the call that opens one
+    task_text: ClassVar[str] = instruction_text(INTRO, toolbox, 'open_sheet with Action Input: {"name": "Sheet1"}')
     #: a reset builds an openpyxl workbook (tens of milliseconds): off the event loop, in a worker thread
     blocking: ClassVar[bool] = True
 
@@ -108,7 +125,8 @@ class SheetEnv(ToolEnv):
         return json.loads(answer) if isinstance(answer, str) else answer or []
 
     def new_progress(self) -> CellProgress:
-        return CellProgress(self.backend.sheets, self.goal_sheet(), self.target())
+        sorted_by = self.task.record.init_config.get("sorted_by")
+        return CellProgress(self.backend.sheets, self.goal_sheet(), self.target(), sorted_by)
 
     def judge(self, answer: Any) -> bool:
         """Finished with the goal's sheet equal to the target."""

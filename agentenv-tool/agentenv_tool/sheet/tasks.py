@@ -194,6 +194,14 @@ def _extra(kind: str, rng: random.Random, idx: int) -> dict[str, Any]:
     return {}
 
 
+def _sorted_by(plan) -> int | None:
+    """The column the target's rows were last sorted by (None: not sorted). Rows equal in it may stand in any
+    order: an agent that sorted by another column first keeps another order of them, as right as the plan's.
+    (No goal inserts or deletes a column at or before it after sorting.)"""
+    sorts = [step.arguments["col_num"] for step in plan if step.tool == "sort_sheet_by_col"]
+    return sorts[-1] if sorts else None
+
+
 @lru_cache(maxsize=1024)
 def sheet_task(idx: int) -> Task:
     """Generated Sheet task ``idx``."""
@@ -215,6 +223,7 @@ def sheet_task(idx: int) -> Task:
     record = TaskRecord(
         id=idx, goal=text, subgoals=f"Reference Action Path: \n{path}", difficulty=difficulty, task="tool-operation",
         additional_info=AdditionalInfo(answer=json.dumps(target, ensure_ascii=False), goal_type=1, tool="sheet",
-                                       init_config={"sheet": goal.sheet, "workbook": goal.specs}),
+                                       init_config={"sheet": goal.sheet, "workbook": goal.specs,
+                                                    "sorted_by": _sorted_by(plan)}),
     )
     return Task(record, plan, kind)
