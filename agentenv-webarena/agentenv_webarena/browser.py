@@ -19,7 +19,7 @@ import shutil
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from .accessibility import Box, Tree, render
 from .actions import Action
@@ -48,6 +48,10 @@ CALL_TIMEOUT_S = 180.0
 #: how long an action waits for the navigation it started (Playwright's default; a loaded machine with many
 #: sessions starting at once needs it)
 NAVIGATION_TIMEOUT_MS = 30_000
+#: text up to this long is typed key by key (as WebArena does); longer text is inserted as one paste
+TYPED_KEY_BY_KEY = 256
+#: the most redirects one request may follow (Chromium's own limit)
+MAX_REDIRECTS = 20
 #: actions whose input may start a navigation (a link clicked, a form sent with Enter), which Playwright's
 #: mouse and keyboard do not wait for
 MAY_NAVIGATE = frozenset({"click", "type", "press"})
@@ -101,12 +105,12 @@ def chromium_path() -> str:
 
 def origin(url: str) -> str:
     """``scheme://host:port`` of a URL (default ports written out), lower-cased; ``""`` if it has none."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return ""
     try:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return ""
         port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
+    except ValueError:  # "http://[::1" or a port that is no number
         return ""
     return f"{parts.scheme}://{parts.hostname.lower()}:{port}"
 
@@ -267,6 +271,7 @@ class BrowserSession:
             if headers:
                 await context.set_extra_http_headers(headers)
             await context.route("**/*", session._route)
+            await context.route_web_socket("**/*", session._route_web_socket)
             context.on("page", session._adopt)
             session._adopt(await context.new_page())
         except BaseException:
@@ -276,16 +281,57 @@ class BrowserSession:
 
     async def _route(self, route: Any) -> None:
         request = route.request
-        if origin(request.url) in self.allowed:
-            await route.continue_()
+        if origin(request.url) not in self.allowed:
+            await self._refuse(route, request.url)
             return
+        # Chromium follows a redirect without asking the route again, so a site's redirect could lead the
+        # browser anywhere: the answer is fetched without following it, a redirect's hops are walked here,
+        # and the tab is sent straight to the last one only when every hop is an allowed origin
+        try:
+            response = await route.fetch(max_redirects=0, timeout=NAVIGATION_TIMEOUT_MS)
+            target = await self._redirect_target(response)
+        except Exception:  # the site is down or too slow: the tab shows the failure
+            with contextlib.suppress(Exception):
+                await route.abort("failed")
+            return
+        try:
+            if target is None:
+                await route.fulfill(response=response)
+            elif origin(target) in self.allowed:
+                await route.fulfill(response=response, headers=response.headers | {"location": target})
+            else:
+                await self._refuse(route, target)
+        except Exception:  # a tab gone elsewhere meanwhile no longer wants it (Playwright disposed of the answer)
+            with contextlib.suppress(Exception):
+                await route.abort("failed")
+
+    async def _redirect_target(self, response: Any) -> str | None:
+        """Where a redirect ends: the first hop to an origin not allowed, or the page the hops lead to."""
+        target = None
+        for _ in range(MAX_REDIRECTS):
+            if not (300 <= response.status < 400 and "location" in response.headers):
+                return target
+            target = urljoin(response.url, response.headers["location"])
+            if origin(target) not in self.allowed:
+                return target
+            response = await self.context.request.get(target, max_redirects=0, timeout=NAVIGATION_TIMEOUT_MS)
+        raise RuntimeError(f"more than {MAX_REDIRECTS} redirects")
+
+    async def _refuse(self, route: Any, url: str) -> None:
+        request = route.request
         if request.is_navigation_request():
             # "204 No Content" to a navigation leaves the tab where it was (an abort would show an error page)
-            self.refused.append(request.url)
+            self.refused.append(url)
             self.navigation_ended.set()
             await route.fulfill(status=204, body="")
             return
         await route.abort("blockedbyclient")
+
+    async def _route_web_socket(self, socket: Any) -> None:
+        if origin(socket.url.replace("ws", "http", 1)) in self.allowed:
+            socket.connect_to_server()
+        else:
+            await socket.close(code=1008, reason="the browser may reach the task's sites only")
 
     def _adopt(self, page: Any) -> None:
         """A new tab (ours, or one a link opened): track it and make it current."""
@@ -501,7 +547,10 @@ class BrowserSession:
         await page.mouse.click(x, y)
         await page.keyboard.press("Control+A")
         await page.keyboard.press("Backspace")  # type replaces what the field held
-        await page.keyboard.type(action.text)
+        if len(action.text) <= TYPED_KEY_BY_KEY:
+            await page.keyboard.type(action.text)
+        else:  # at about 2.4 ms a key, 25,000 characters outlived the session's deadline: pasted at once
+            await page.keyboard.insert_text(action.text)
         if action.enter:
             await page.keyboard.press("Enter")
 

@@ -281,11 +281,15 @@ class WebArenaEnv(EpisodicEnv):
 
     # --- describing -------------------------------------------------------------------------------------
     def task_type(self) -> str:
-        if self.config is None:
-            return self.name
-        kind = {"string_match": "info", "url_match": "navigation", "program_html": "content"}
-        first = self.config["eval"]["eval_types"][0]
-        return f"{'+'.join(self.config.get('sites', []))}/{kind.get(first, first)}"
+        return self.name if self.config is None else type_of(self.config)
+
+    @classmethod
+    def task_type_of(cls, data_idx: int) -> str | None:
+        """The sites and evaluator kind, read from the task's config (so ``--sample`` stratifies by them)."""
+        try:
+            return type_of(cls.tasks.config(data_idx))
+        except ValueError:
+            return None
 
     def detail(self) -> dict[str, Any]:
         found = super().detail()
@@ -325,3 +329,10 @@ class WebArenaEnv(EpisodicEnv):
                 self.runtime.sites.drop(self.namespace)
         finally:
             runtime.release()
+
+
+def type_of(config: dict[str, Any]) -> str:
+    """A config's task type: the sites it uses and what its first evaluator checks (``shopping/info``)."""
+    kind = {"string_match": "info", "url_match": "navigation", "program_html": "content"}
+    first = config["eval"]["eval_types"][0]
+    return f"{'+'.join(config.get('sites', []))}/{kind.get(first, first)}"

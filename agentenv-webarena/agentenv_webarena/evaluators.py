@@ -5,7 +5,9 @@ The rules (WebArena's):
 
 - strings are cleaned before comparing: stripped, one pair of surrounding quotes removed, lower-cased;
 - ``exact_match``: the cleaned answer equals the cleaned reference; ``must_include``: each reference is a
-  substring of the answer (a one-item list of a one-character reference must be a whole token);
+  substring of the answer (a one-item list of a one-character reference must be a whole token); here, not in
+  WebArena, a reference that is a number is compared as one with the answer's numbers (``83.50`` takes
+  ``$83.5``, ``45,447`` takes ``45447``; ``55`` no longer takes ``155``), in the stop's answer only;
   ``fuzzy_match``: a judge model agrees (see :mod:`.judge`); the reference "N/A" (an impossible task)
   needs the answer "N/A", or a judge that finds the same reason as ``string_note``;
 - URL match (``url_note`` "GOLD in PRED", the default): some reference's host and path (alternatives
@@ -31,6 +33,9 @@ from .judge import Judge, JudgeError
 OR = " |OR| "
 TOKEN = re.compile(r"\d+(?:[.,/:]\d+)+|\w+(?:-\w+)*|[^\w\s]")
 HELPER = re.compile(r"^func:(\w+)\((.*)\)$", re.DOTALL)
+#: a number as answers write it: a currency sign, thousands commas, decimals (not a piece of a word, a date, a
+#: time or '4-star')
+NUMBER = re.compile(r"(?<![\w.,:])[$€£]?(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?!\w|[.,:-]\w)")
 
 
 class Page(Protocol):
@@ -75,18 +80,38 @@ def must_include(reference: Any, answer: Any, tokenize: bool = False) -> float:
     return float(ref in pred)
 
 
+def as_number(text: Any) -> float | None:
+    """The number a cleaned text is, whole (``"$1,204.50"`` is 1204.5); None for anything else."""
+    found = NUMBER.fullmatch(clean(text))
+    return float(found.group(1).replace(",", "")) if found else None
+
+
+def numbers_in(text: Any) -> list[float]:
+    return [float(n.replace(",", "")) for n in NUMBER.findall(clean(text))]
+
+
+def answer_matches(kind: str, reference: Any, answer: Any, tokenize: bool = False) -> float:
+    """``exact_match`` or ``must_include`` of the stop's answer, a numeric reference compared as a number."""
+    number = as_number(reference)
+    if number is None:
+        return exact_match(reference, answer) if kind == "exact_match" else must_include(reference, answer, tokenize)
+    if kind == "exact_match":
+        return float(as_number(answer) == number)
+    return float(number in numbers_in(answer))
+
+
 def string_match(spec: dict[str, Any], answer: str, intent: str, judge: Judge | None) -> tuple[float, dict[str, Any]]:
     """Score the agent's answer against ``spec["reference_answers"]``."""
     references = spec.get("reference_answers") or {}
     score, found = 1.0, {}
     for kind, value in references.items():
         if kind == "exact_match":
-            part = exact_match(value, answer)
+            part = answer_matches(kind, value, answer)
         elif kind == "must_include":
             values = value if isinstance(value, list) else [value]
             part = 1.0
             for item in values:
-                part *= must_include(item, answer, tokenize=len(values) == 1)
+                part *= answer_matches(kind, item, answer, tokenize=len(values) == 1)
         elif kind == "fuzzy_match":
             part, how = _fuzzy(value, answer, intent, spec.get("string_note", ""), judge)
             found["fuzzy_match_by"] = how

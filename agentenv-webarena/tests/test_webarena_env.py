@@ -46,12 +46,13 @@ def test_bad_and_impossible_actions_change_nothing_and_say_why(session):
         ("tab_focus [3]", "there is no tab 3"),
         ("go_forward", "there is no next page"),
         ("goto [javascript:alert(1)]", "is not an http(s) URL"),
+        ("goto [http://[::1]", "is not an http(s) URL"),  # urlsplit's ValueError: "failed in the browser"
     ]:
         answer = session.step(f"```{action}```")
         assert why in answer.observation.split("\n\nOBSERVATION:")[0], answer.observation
         assert answer.reward == 0 and not answer.done
         assert url_of(session) == start
-    assert session.env.steps == 7
+    assert session.env.steps == 8
 
 
 def test_navigation_off_the_sites_is_refused(session, runtime):
@@ -255,3 +256,86 @@ def test_screenshots_of_the_bundled_sites(runtime, tmp_path):
         head = shot.read_bytes()[:24]
         assert head[:8] == b"\x89PNG\r\n\x1a\n"
         assert (int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")) == (1280, 720)
+
+
+def test_no_websocket_or_redirect_leads_the_browser_off_the_sites(runtime):
+    """Chromium follows a redirect without asking the route again, and a WebSocket is no request: a page of an
+    allowed site reached another local port through both. Now a redirect with any hop elsewhere is refused as
+    a goto there is, one within the sites is followed, and a WebSocket elsewhere is closed."""
+    import http.server
+    import socket
+    import threading
+
+    from agentenv_webarena.actions import Action
+
+    outside, reached = socket.socket(), []
+    outside.bind(("127.0.0.1", 0))
+    outside.listen(16)
+    outside.settimeout(0.2)
+    away = f"http://127.0.0.1:{outside.getsockname()[1]}"
+
+    def listen():
+        while not stop.is_set():
+            try:
+                conn, _ = outside.accept()
+            except OSError:
+                continue
+            reached.append(conn.recv(4096).split(b"\r\n")[0])
+            conn.close()
+
+    page = (f"<html><body><h1>start</h1><script>try {{ new WebSocket('{away.replace('http', 'ws')}/ws'); }} "
+            f"catch (e) {{}}; fetch('/redir').catch(() => 0);</script></body></html>").encode()
+    redirects = {"/redir": f"{away}/redirected", "/hop": "/redir", "/inside": "/landing"}
+
+    class Site(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            if self.path in redirects:
+                self.send_response(302)
+                self.send_header("Location", redirects[self.path])
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.end_headers()
+            self.wfile.write(page if self.path == "/" else b"<html><title>landing</title></html>")
+
+        def log_message(self, *args):
+            pass
+
+    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    here = f"http://127.0.0.1:{site.server_address[1]}"
+    stop = threading.Event()
+    threads = [threading.Thread(target=listen, daemon=True), threading.Thread(target=site.serve_forever, daemon=True)]
+    for thread in threads:
+        thread.start()
+    host = runtime.browser
+    browsing = host.open_session(allowed={here})
+    try:
+        host.run(browsing.open_tabs([f"{here}/"]))
+        time.sleep(1.0)  # the page's WebSocket and fetch have gone out
+        for path in ("/redir", "/hop"):
+            note = host.run(browsing.act(Action("goto", url=f"{here}{path}"), None))
+            assert f"refused to open {away}/redirected" in note and browsing.url == f"{here}/"
+        host.run(browsing.act(Action("goto", url=f"{here}/inside"), None))
+        assert browsing.url == f"{here}/landing"
+        time.sleep(0.5)
+        assert reached == []
+    finally:
+        host.run(browsing.close())
+        stop.set()
+        site.shutdown()
+        outside.close()
+
+
+def test_long_text_is_typed_whole(session, runtime):
+    """Typed key by key (2.4 ms a key), 25,000 characters outlived the session's deadline (504, session ended):
+    text over TYPED_KEY_BY_KEY characters goes in as one paste."""
+    session.reset(task_index("In which year was"))
+    text = "Eldermoor history " * 60  # 1,080 characters
+    box = element(session, "searchbox", "Search Almanac")
+    answer = session.step(f"```type [{box}] [{text}] [0]```")
+    assert "failed" not in answer.observation.split("\n\nOBSERVATION:")[0]
+    value = runtime.browser.run(session.env.browser.evaluate("document.querySelector('input[type=search], "
+                                                             "input[name=pattern]').value"))
+    assert value == text
+    assert len(text) > browser_module.TYPED_KEY_BY_KEY

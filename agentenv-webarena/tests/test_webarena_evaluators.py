@@ -53,6 +53,22 @@ def test_string_match_multiplies_its_references():
     assert string_match(both, "pending", "q", None)[0] == 1.0
 
 
+def test_a_numeric_reference_is_compared_as_a_number_with_the_answers_numbers():
+    """83.50 refused '$83.5' and 77.00 '$77' (the generated prices' references), 45,447 refused 45447, and
+    55 took 155 (a substring): in the stop's answer a number is read as one (not in WebArena)."""
+    def score(kind, reference, answer):
+        return string_match({"reference_answers": {kind: reference}}, answer, "q", None)[0]
+
+    for reference, right in [("83.50", "$83.5"), ("77.00", "It is $77."), ("45,447", "45447 people"),
+                             ("1,204.50", "$1204.5"), ("4.5", "rated 4.5/5"), ("1716", "founded in 1716.")]:
+        assert score("must_include", [reference], right) == 1.0, (reference, right)
+    for reference, wrong in [("55", "155"), ("231", "2310 km"), ("2023", "on 2023-05-01"), ("4", "at 4:30"),
+                             ("4", "a 4-star review"), ("2", "two")]:
+        assert score("must_include", [reference], wrong) == 0.0, (reference, wrong)
+    assert score("exact_match", "83.50", "$83.5") == 1.0 and score("exact_match", "3", "3 items") == 0.0
+    assert score("must_include", ["Harbor"], "harbor bay") == 1.0  # words: WebArena's substring rule
+
+
 def test_fuzzy_match_without_a_judge_is_an_exact_match_and_na_needs_na():
     spec = {"reference_answers": {"fuzzy_match": ["2023-10-01"]}}
     assert string_match(spec, "2023-10-01", "q", None)[0] == 1.0

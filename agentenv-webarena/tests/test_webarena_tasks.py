@@ -52,6 +52,16 @@ def play_expert(env_cls, index: int) -> tuple[float, int]:
         return answer.score, session.env.steps
 
 
+def test_a_tasks_type_is_known_before_it_is_played(session):
+    """/task_types answered null for every WebArena task, so `eval --sample` could not stratify by type."""
+    types = [WebArenaEnv.task_type_of(i) for i in range(len(WebArenaEnv.tasks.bundled))]
+    assert None not in types and len(set(types)) == 13
+    index = task_index("In which year was")
+    session.reset(index)
+    assert session.env.task_type() == WebArenaEnv.task_type_of(index) == "wikipedia/info"
+    assert WebArenaEnv.task_type_of(10**6) is None
+
+
 @pytest.mark.slow
 def test_the_expert_solves_a_task_of_every_site_and_kind(runtime):
     """One task per task type (site and kind: information, navigation, content), so that every evaluator
