@@ -113,6 +113,11 @@ class MazeEnv(EpisodicEnv):
         self.maze: Maze | None = None
         self.position: Position = (0, 0)
 
+    @classmethod
+    def task_type_of(cls, data_idx: int) -> str | None:
+        """``double_t`` or ``procedural``, known from the index (so ``--sample`` stratifies by it)."""
+        return "double_t" if data_idx < len(DOUBLE_T_STARTS) else "procedural"
+
     def start(self, data_idx: int) -> str:
         self.maze = double_t_maze(data_idx) if data_idx < len(DOUBLE_T_STARTS) else procedural_maze(data_idx)
         self.position = self.maze.start

@@ -84,8 +84,9 @@ class WordleEnv(EpisodicEnv):
         reward, ended = 0.0, False
         word = parse_guess(action)
         if len(word) != WORD_LENGTH or not word.isalpha() or not word.isascii():
+            what = "a 5 letter word" if len(word) != WORD_LENGTH or not word.isalpha() else "written in letters a-z"
             text = (
-                f'invalid word: "{action.strip()[:60]}" is not a 5 letter word. Write your guess as 5 space '
+                f'invalid word: "{action.strip()[:60]}" is not {what}. Write your guess as 5 space '
                 'separated letters, e.g. "s h i r e". This attempt does not count.'
             )
         elif word not in guesses():

@@ -75,6 +75,8 @@ def test_invalid_words_do_not_count_as_guesses():
         env.step("x y z z y").observation
         == 'invalid word: "x y z z y" is not in the vocabulary. This attempt does not count.'
     )
+    assert "is not written in letters a-z" in env.step("É C L A T").observation  # five letters: "not 5 letters" misled
+    assert "is not a 5 letter word" in env.step("c r a n e s").observation
     assert env.history == [] and env.detail()["guesses"] == []
     assert env.step("aahed").observation  # an accepted guess that is never an answer
     assert len(env.history) == 1

@@ -118,6 +118,19 @@ class SciWorldEnv(EpisodicEnv):
         """The task ``data_idx`` names (this env's index, :mod:`.tasks`)."""
         return tasks.task_at(data_idx)
 
+    def reset(self, data_idx: int) -> str:
+        observation = super().reset(data_idx)
+        self.score = self._last_score  # what the start state already earns (a few tasks start at 3 or 4 points)
+        return observation
+
+    @classmethod
+    def task_type_of(cls, data_idx: int) -> str | None:
+        """The task's name, read from the index without a JVM (so ``--sample`` stratifies by it)."""
+        try:
+            return cls.task_of(data_idx).task_name
+        except (IndexError, ValueError):
+            return None
+
     def start(self, data_idx: int) -> str:
         """Load task ``data_idx`` and return its description and first look around."""
         self.task = self.task_of(data_idx)
@@ -169,6 +182,8 @@ class SciWorldEnv(EpisodicEnv):
         when replaying); it is sent as that option's number in the prompt the simulator is waiting on."""
         if self._prompt is None or not action.isdigit():
             return action, None
+        if meant is None and self._shown is self._prompt:  # no replay renumbered it: the number is the agent's
+            return action, option_text(self._prompt, action)  # (options that read alike stay apart)
         if meant is None and self._shown is not None:
             meant = option_text(self._shown, action)
         if meant is None:  # not one of the options: the simulator answers it as it does

@@ -142,3 +142,26 @@ def test_a_jvm_whose_gateway_fails_to_connect_is_ended(monkeypatch):
     with pytest.raises(ConnectionRefusedError):
         engine.Engine()
     assert set(java_children()) == before  # the JVM launched for it is gone
+
+
+def test_an_answer_among_options_that_read_alike_goes_to_the_simulator_as_numbered(env):
+    """Three options read 'pick up wood cup (in art studio)': the agent's '2' was sent as '0' (the first that
+    reads so), so it could never pick the cup it numbered; with no replay between, the number is the agent's."""
+    env.reset(FIND_LIVING)
+    prompt = env.step("pick up wood cup").observation
+    texts = [text for _, text in options(prompt)]
+    assert len(texts) == 3 and len(set(texts)) == 1, prompt
+    sent, step = [], env.engine.step
+    env.engine.step = lambda action: (sent.append(action), step(action))[1]
+    assert env.step("2").observation == "You move the wood cup to the inventory."
+    assert sent == ["2"]
+
+
+def test_a_task_that_starts_with_points_scores_them_from_its_reset(env):
+    """measure-melting-point-known-substance (variation 2) starts at 4 points: /detail said 0, and an action
+    answered without the simulator (over MAX_ACTION_CHARS) scored 0 until the next one said 4 again."""
+    env.reset(51)
+    assert env.wire_extras("reset")["score"] == env.detail()["score"] == 4.0
+    result = env.step("x" * 600)
+    assert (result.reward, result.score) == (0.0, 4.0)
+    assert env.step("look around").reward == 0.0

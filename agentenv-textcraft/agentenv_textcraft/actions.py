@@ -19,6 +19,8 @@ _AMOUNT = re.compile(r"^(\d+)\s+(.+)$")
 #: a count this long is nonsense, and ``int()`` refuses numbers over 4,300 digits
 _TOO_LONG = re.compile(r"\d{10,}")
 _NOT_ACTION_TEXT = re.compile(r"[^a-z0-9, ]+")
+#: a count with a sign or a fraction: cleaning the action would drop the "-" or "." and read another number
+_NOT_A_COUNT = re.compile(r"(?<![\w.])[-+]\d|\d\.\d")
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ def normalise(text: str) -> str:
 
 def parse_action(text: str) -> Action:
     """Read one action; anything that is not in the grammar comes back as :class:`Invalid`."""
+    if _NOT_A_COUNT.search(next((line for line in text.splitlines() if line.strip()), "")):
+        return Invalid("counts are whole numbers from 1 (-5 or 1.5 is none)")
     text = normalise(text)
     if not text:
         return Invalid("the action is empty")

@@ -97,11 +97,15 @@ class TextCraftEnv(EpisodicEnv):
 
     def _resolve(self, name: str) -> str | None:
         """An item id, ``#tag`` or None for a name as written in an action (a plural -s is tolerated)."""
+        found = self._meanings(name)
+        return found[0] if found else None
+
+    def _meanings(self, name: str) -> list[str]:
+        """Every item id or ``#tag`` a name as written may mean, the likeliest first: ``oak logs`` is the tag
+        of oak logs and, a plural, the item ``oak log``."""
         names = self.book.names
-        for candidate in (name, name.removesuffix("s"), name.removesuffix("es"), name + "s"):
-            if candidate in names:
-                return names[candidate]
-        return None
+        found = [names[c] for c in (name, name.removesuffix("s"), name.removesuffix("es"), name + "s") if c in names]
+        return list(dict.fromkeys(found))
 
     def _get(self, action: Get) -> str:
         target = self._resolve(action.name)
@@ -127,12 +131,12 @@ class TextCraftEnv(EpisodicEnv):
             return f"Could not find a recipe for {action.name}: there is no such item."
         if target not in self.book.by_output:
             return f"Could not find a recipe for {item_name(target)}: it is a base item; get it instead."
-        given: list[tuple[int, str]] = []
+        given: list[tuple[int, list[str]]] = []
         for count, name in action.ingredients:
-            resolved = self._resolve(name)
-            if resolved is None:
+            meanings = self._meanings(name)
+            if not meanings:
                 return f"Could not find a recipe for {item_name(target)}: there is no item called {name}."
-            given.append((count, resolved))
+            given.append((count, meanings))
         matches = [m for r in self.book.by_output[target] if (m := self._match(r, given)) is not None]
         written = ", ".join(f"{n} {name}" for n, name in action.ingredients)
         if not matches:
@@ -155,12 +159,12 @@ class TextCraftEnv(EpisodicEnv):
         )
         return f"Could not find enough items to craft {item_name(target)}: you need {short}."
 
-    def _match(self, recipe: Recipe, given: list[tuple[int, str]]) -> tuple[Recipe, int, Counter[str]] | None:
+    def _match(self, recipe: Recipe, given: list[tuple[int, list[str]]]) -> tuple[Recipe, int, Counter[str]] | None:
         """If the given ingredients are ``k`` runs of ``recipe`` (in any order): ``(recipe, k, items
         needed)``, preferring an assignment the inventory can pay for.
 
-        A tag written as such (``4 planks``) stands for whichever accepted item the inventory holds
-        enough of.
+        A tag written as such (``4 planks``), or a narrower one whose items all fit the slot (``3 oak logs``
+        for ``logs``), stands for whichever of its items the inventory holds enough of.
         """
         if len(given) != len(recipe.ingredients):
             return None
@@ -173,11 +177,9 @@ class TextCraftEnv(EpisodicEnv):
             if len(runs) != 1 or 0 in runs:
                 continue
             needs: Counter[str] = Counter()
-            for (n, name), ing in pairs:
-                if name.startswith("#") and name[1:] == ing.tag:
-                    held = [o for o in ing.options if self.inventory[o] - needs[o] >= n]
-                    name = held[0] if held else self.book.cheapest(ing.options)
-                elif name not in ing.options:
+            for (n, meanings), ing in pairs:
+                name = self._fit(meanings, ing.options, ing.tag, n, needs)
+                if name is None:
                     break
                 needs[name] += n
             else:
@@ -186,6 +188,20 @@ class TextCraftEnv(EpisodicEnv):
                     return found
                 fallback = fallback or found
         return fallback
+
+    def _fit(self, meanings: list[str], options: tuple[str, ...], tag: str | None, n: int,
+             needs: Counter[str]) -> str | None:
+        """The item a written ingredient (its ``meanings``) puts in a slot of ``options``, or None."""
+        for meaning in meanings:
+            if not meaning.startswith("#"):
+                if meaning in options:
+                    return meaning
+                continue
+            members = options if meaning[1:] == tag else TAGS[meaning[1:]]
+            if set(members) <= set(options):
+                held = [o for o in members if self.inventory[o] - needs[o] >= n]
+                return held[0] if held else self.book.cheapest(members)
+        return None
 
     # --- views --------------------------------------------------------------------------------------
     def _inventory_text(self) -> str:

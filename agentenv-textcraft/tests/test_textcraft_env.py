@@ -90,6 +90,20 @@ def test_tag_written_as_listed(env):
     assert env.step("craft 1 crafting table using 4 planks").reward == 1.0
 
 
+def test_a_plural_that_names_a_narrower_tag_fills_a_slot_of_a_wider_one(env):
+    """'3 oak logs' is both the tag of oak logs and the plural of 'oak log': in campfire's 'logs' slot it was
+    refused as the wrong tag ('Check the ingredients and their counts'), while '3 oak log' crafted."""
+    start(env, "campfire")  # 3 logs, 3 stick, 1 coals
+    for action in ("get 6 oak log", "get 1 coal", "craft 4 oak planks using 1 oak log", "craft 4 sticks using 2 oak planks"):
+        env.step(action)
+    done = env.step("craft 1 campfire using 3 sticks, 1 coal, 3 oak logs")
+    assert done.observation == "Crafted 1 campfire" and done.reward == 1.0
+    start(env, "torch")  # a slot of the item coal: "coals" (a tag, and the plural) is the item too
+    for action in ("get 1 coal", "get 1 oak log", "craft 4 oak planks using 1 oak log", "craft 4 sticks using 2 oak planks"):
+        env.step(action)
+    assert env.step("craft 4 torch using 1 coals, 1 stick").reward == 1.0
+
+
 def test_planks_of_another_wood_fill_a_planks_slot(env):
     start(env, "crafting_table")
     env.step("get 1 warped stem")
@@ -123,6 +137,9 @@ def test_ingredient_choice_list(env):
         ("craft a crafting table", "Invalid action"),
         ("craft 1 crafting table using planks", "Invalid action"),
         ("get 0 oak log", "Invalid action"),
+        ("get -5 oak log", "Invalid action: counts are whole numbers from 1"),  # was "Got 5 oak log"
+        ("get 1.5 oak log", "Invalid action: counts are whole numbers from 1"),  # was "Got 15 oak log"
+        ("craft 4 oak planks using -1 oak log", "Invalid action: counts are whole numbers from 1"),
         (f"get {'9' * 5000} oak log", "Invalid action: a number in it is too large"),
         (f"craft {'9' * 5000} stick using 2 oak planks", "Invalid action: a number in it is too large"),
         (f"craft 1 stick using {'9' * 5000} oak planks", "Invalid action: a number in it is too large"),

@@ -112,12 +112,14 @@ def _unended_step(self, action):
         ({"name": "my env"}, r"Broken.name must be a short identifier"),
         ({"reward_range": (1.0, 0.0)}, r"reward_range must be \(low, high\) with low < high"),
         ({"success_score": 2.0}, r"success_score 2.0 lies outside reward_range"),
-        ({"reset": _random_secret_reset}, r"task 100 played again gave another episode: step \d"),
+        ({"reset": _random_secret_reset, "task_type_of": classmethod(lambda cls, i: None)},  # its type varies too
+         r"task 100 played again gave another episode: step \d"),
         ({"step": _overpaid_step, "success_score": 1.0}, r"expert action 'guess \d+' gave score 5.0, outside reward_range"),
         ({"step": _unended_step}, r"reached success score 1.0 on task 100 but the episode never ended"),
+        ({"task_type_of": classmethod(lambda cls, i: "odd")}, r"task_type_of\(100\) says 'odd', but the task's reset says"),
     ],
     ids=["splits of lists", "name", "reward range", "success score", "random hidden state", "score out of range",
-         "success not ended"],
+         "success not ended", "task type told apart"],
 )
 def test_check_env_names_the_mistake(attributes, message):
     """Mistakes a new env makes, each caught with a message that points at it (they passed, or ended in an

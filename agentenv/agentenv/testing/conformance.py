@@ -192,7 +192,11 @@ def _raises(error: type[Exception], call: Callable[[], Any], what: str) -> None:
 
 def _play_expert(session: Any, idx: int, env_cls: type[Environment]) -> list[tuple[str, str, float, bool]]:
     """The expert's episode on task ``idx``: (action, observation, score, done) a step."""
-    session.reset(idx)
+    played_type, known = getattr(session.reset(idx), "task_type", None), env_cls.task_type_of(idx)
+    _require(
+        known is None or played_type is None or known == played_type,
+        f"{env_cls.name}: task_type_of({idx}) says {known!r}, but the task's reset says {played_type!r}",
+    )
     rounds = env_cls.expert_max_rounds or env_cls.max_rounds
     played: list[tuple[str, str, float, bool]] = []
     for _ in range(rounds):
