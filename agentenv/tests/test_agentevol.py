@@ -337,6 +337,42 @@ def small_training(**overrides) -> dict:
     return settings | overrides
 
 
+def test_a_run_folder_holds_one_kind_of_run(base_model, expert_data, tmp_path):
+    """evol wrote its iterations beside a finished GRPO model, and dpo its model into an evol folder."""
+    from agentenv.cli import main
+
+    trained, staged = tmp_path / "trained", tmp_path / "staged"
+    trained.mkdir()
+    (trained / "train_config.json").write_text("{}")
+    staged.mkdir()
+    (staged / "run_config.json").write_text("{}")
+    with pytest.raises(SystemExit, match=r"holds a training run \(train_config.json: bc, dpo or grpo\): give another"):
+        main(["train", "evol", "--model", str(base_model), "--data", str(expert_data), "--output-dir", str(trained),
+              "--env", "maze", "--local", "--max-steps", "1"])
+    with pytest.raises(SystemExit, match=r"holds an iterative run \(run_config.json: evol, rft or eto\): give another"):
+        main(["train", "bc", "--model", str(base_model), "--data", str(expert_data), "--output-dir", str(staged),
+              "--max-steps", "1"])
+    assert sorted(p.name for p in trained.iterdir()) == ["train_config.json"]
+    assert sorted(p.name for p in staged.iterdir()) == ["run_config.json"]
+
+
+def test_an_iteration_that_keeps_nothing_says_so(expert_data, tmp_path, capsys):
+    """kept 0 passed unseen: the iteration retrained a byte-identical model, and only the table said 0."""
+    import dataclasses
+
+    from agentenv.trainer.agentevol import AgentEvol
+    from agentenv.trainer.runs import IterationDir
+
+    cfg = AgentEvolConfig(model="m", output_dir=str(tmp_path), data=[str(expert_data)], envs=["toy"], iterations=1)
+    run = AgentEvol(cfg)
+    run.prepare()
+    run.envs = toy_sources()
+    failed = [dataclasses.replace(t, reward=0.0) for t in read_trajectories(expert_data)]
+    assert run.select(IterationDir(tmp_path, 1), failed)["kept"] == 0
+    assert (f"iteration 1 kept none of its {len(failed)} explored episodes (none rewarded toy > "
+            in capsys.readouterr().err)
+
+
 @pytest.mark.slow
 def test_one_agentevol_iteration_end_to_end_and_resume(base_model, expert_data, tmp_path):
     run = tmp_path / "evol"
@@ -547,6 +583,15 @@ def test_a_server_down_or_a_split_mistyped_stops_evol_before_any_training(base_m
     # a task index outside every split was played as no task at all: every episode unscored, the run "done"
     with pytest.raises(SystemExit, match=r"^error: maze: task index 999999 is outside every maze split \(test 0\.\.25, "):
         main([*common, "--local", "--eval-tasks", "3", "999999"])
+    # nothing to explore (the data covers another env's or split's tasks): it failed after iteration 0's
+    # training with "No such file ... iter_1/explore.jsonl", and again on every rerun
+    for trainer, data in (("rft", "--data"), ("eto", "--expert-data")):
+        with pytest.raises(SystemExit, match=r"^error: nothing to explore: no task in the 'train' split of maze has a "
+                                             r"trajectory in the (training|expert) data \(none of these envs\); give"):
+            main(["train", trainer, "--model", str(base_model), data, str(expert_data), "--output-dir", str(run),
+                  "--env", "maze", "--max-steps", "1", "--local"])
+    with pytest.raises(SystemExit, match=r"^error: --local and --url exclude each other$"):  # --url was ignored
+        main([*common, "--local", "--url", "maze=http://127.0.0.1:9"])
     config = tmp_path / "evol.json"  # the envs named in a --config file, not on the command line
     config.write_text(json.dumps({"envs": ["maze"], "urls": [down], "max_steps": 1}))
     with pytest.raises(SystemExit, match=r"is its server up\? start it with `agentenv up lmrlgym`"):

@@ -90,10 +90,11 @@ def test_a_pairs_file_mistake_is_one_line_naming_the_file_and_record(base_model,
     (tmp_path / "broken.jsonl").write_text('{"chosen": [], "rejected": []}\n{oops\n')
     (tmp_path / "list.json").write_text('[{"x": 1}]')
     (tmp_path / "latin1.json").write_bytes('[{"chosen": "caf\u00e9"}]'.encode("latin-1"))
+    (tmp_path / "empty.jsonl").write_text("")  # was "no pair has a trained turn ... within --max-length: raise it"
     expected = {"latin1.json": "not UTF-8 text \\(byte 16\\); a pairs file is JSON",
                 "half.jsonl": "record 1 is not a preference pair: it needs chosen and rejected lists",
                 "broken.jsonl": "line 2 is not JSON", "list.json": "record 1 is not a preference pair",
-                "missing.jsonl": "no such pairs file"}
+                "missing.jsonl": "no such pairs file", "empty.jsonl": "holds no pairs"}
     for name, message in expected.items():
         with pytest.raises(SystemExit, match=f"^error: .*{name}.*{message}|^error: {message}: .*{name}$"):
             main(["train", "dpo", "--model", str(base_model), "--pairs", str(tmp_path / name), "--output-dir", str(tmp_path / "out")])

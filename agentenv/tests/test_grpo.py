@@ -287,3 +287,27 @@ def test_a_run_resumes_from_its_checkpoint_and_continues(run, mover, servers, tm
 def test_bad_settings_are_refused(setting, message):
     with pytest.raises(ValueError, match=message):
         GRPOConfig(model="m", output_dir="o", envs=["maze"], **setting)
+
+
+def test_a_step_whose_every_episode_failed_stops_before_it_counts(base_model):
+    """A server gone after checkpoint 1: step 2's episodes all ended on errors ('reward None'), TRL trained
+    and checkpointed the step anyway, and the rerun never played its tasks. Now the rollout raises first."""
+    from types import SimpleNamespace
+
+    from transformers import AutoModelForCausalLM
+
+    from agentenv.controller.sources import LocalEnv
+
+    def crash(self, action):
+        raise OSError("the simulator's process is gone")
+
+    maze = LocalEnv(type("CrashingMaze", (env_class("maze"),), {"act": crash}))
+    cfg = GRPOConfig(model=str(base_model), output_dir="unused", envs=["maze"], local=True,
+                     max_rounds=1, max_new_tokens=4, num_generations=2, batch_size=2)
+    policy = AutoModelForCausalLM.from_pretrained(base_model)
+    trainer = SimpleNamespace(accelerator=SimpleNamespace(unwrap_model=lambda m: m), model=policy,
+                              state=SimpleNamespace(global_step=1))
+    with pytest.raises(RuntimeError, match=r"^step 2: every episode ended on an environment error, the first: "
+                                           r".*; rerun the same command to play it again$"):
+        EpisodeRollouts(cfg, {"maze": maze}, tokenizer_of(base_model))(["maze/18", "maze/18"], trainer)
+    maze.close()

@@ -233,7 +233,6 @@ def test_a_resumed_run_refuses_other_settings_but_not_other_bookkeeping(base_mod
         ("--warmup-ratio", "-1", r"warmup_ratio must lie in \[0, 1\]"),
         ("--gradient-checkpointing", "yes", "gradient_checkpointing must be one of"),
         ("--lr-scheduler", "cosine_restarts", "lr_scheduler must be one of"),
-        ("--learning-rate", "inf", "learning_rate must be a finite number"),  # trained a model of NaNs
         ("--learning-rate", "0", "learning_rate must be positive"),
         ("--adam-beta1", "1.5", r"adam_beta1 must lie in \[0, 1\)"),
         ("--output-dir", "", "output_dir is empty"),
@@ -251,9 +250,26 @@ def test_bad_settings_are_refused_before_any_work(tmp_path, flag, value, message
 
 
 @pytest.mark.parametrize(
+    ("command", "flag", "value"),
+    [("bc", "--learning-rate", "inf"),  # trained a model of NaNs
+     ("dpo", "--beta", "nan"), ("dpo", "--nll-weight", "inf"),  # trained to NaN weights, exit 0
+     ("evol", "--keep-threshold", "nan"), ("eto", "--beta", "nan")],  # kept nothing / ran the whole loop
+)
+def test_a_number_flag_refuses_nan_and_inf(tmp_path, capsys, command, flag, value):
+    from agentenv.cli import main
+
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exited:
+        main(["train", command, "--model", "nowhere", "--output-dir", str(out), flag, value])
+    assert exited.value.code == 2 and f"argument {flag}: '{value}' is not a finite number" in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
     ("config", "message"),
     [
-        ('{"learning_rate": "fast"}', "learning_rate must be a number, not 'fast'"),
+        ('{"learning_rate": "fast"}', "learning_rate must be a finite number, not 'fast'"),
+        ('{"learning_rate": NaN}', "learning_rate must be a finite number, not nan"),
         ('{"data": "a.jsonl"}', "data must be a list of strings, not 'a.jsonl'"),
         ('{"resume": "yes"}', "resume must be true or false, not 'yes'"),
         ('{"warp": 9}', r"unknown settings \['warp'\]"),

@@ -21,6 +21,8 @@ killed run at the stage it was in.
 
 from __future__ import annotations
 
+import math
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -170,6 +172,8 @@ class AgentEvol(StagedRun):
             raise ValueError(f"per_item must be one of {PER_ITEM_POLICIES}, not {cfg.per_item!r}")
         if cfg.explore_items not in ("split", "data"):
             raise ValueError(f"explore_items must be split or data, not {cfg.explore_items!r}")
+        if cfg.keep_threshold is not None and not math.isfinite(cfg.keep_threshold):
+            raise ValueError(f"keep_threshold must be a finite number, not {cfg.keep_threshold}")
         if not cfg.data:
             raise ValueError("data: give the initial (expert) trajectory files")
         from agentenv.data.dataset import iter_trajectories
@@ -184,7 +188,11 @@ class AgentEvol(StagedRun):
         return {"model": str(model), "train_size": len(self.initial)}
 
     def explore_tasks(self) -> dict[str, list[int]]:
-        return self.split_tasks(tasks_with_data(self.initial) if self.cfg.explore_items == "data" else None)
+        filtered = self.explore_filter()
+        return self.split_tasks(filtered[1] if filtered else None)
+
+    def explore_filter(self) -> tuple[str, dict[str, set[int]]] | None:
+        return ("training data", tasks_with_data(self.initial)) if self.cfg.explore_items == "data" else None
 
     def select(self, it: IterationDir, explored: list[Trajectory]) -> dict[str, Any]:
         cfg = self.cfg
@@ -198,6 +206,11 @@ class AgentEvol(StagedRun):
         previous = IterationDir(self.run_dir, it.iteration - 1) / "train.jsonl"
         base = self.initial if cfg.merge == "initial" or it.iteration == 1 else list(read_trajectories(previous))
         train_set = merge_trajectories(base, kept)
+        if not kept:  # the iteration then trains on what an earlier one did: say so, or it passes unseen
+            above = ", ".join(f"{env} > {'success' if t is None else t}" for env, t in thresholds.items())
+            print(f"[agentenv] iteration {it.iteration} kept none of its {len(explored)} explored episodes "
+                  f"(none rewarded {above}): it trains on the {'initial' if base is self.initial else 'previous'} "
+                  "set alone", file=sys.stderr)
         write_trajectories(it / "kept.jsonl", kept)
         write_trajectories(it / "train.jsonl", train_set)
         return {"kept": len(kept), "train_size": len(train_set), "thresholds": thresholds}

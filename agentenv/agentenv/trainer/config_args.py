@@ -13,6 +13,7 @@ import argparse
 import dataclasses
 import functools
 import json
+import math
 import types
 import typing
 from pathlib import Path
@@ -152,12 +153,24 @@ def _add_field(parser: Any, cls: type, f: dataclasses.Field, kind: Any, defaults
     elif kind is bool:
         parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
     elif origin in (list, tuple):
-        parser.add_argument(flag, nargs="+", type=args[0] if args else str, **common)
+        parser.add_argument(flag, nargs="+", type=_parser_of(args[0] if args else str), **common)
     elif origin in UNION_TYPES:
         inner = next(a for a in args if a is not type(None))
-        parser.add_argument(flag, type=inner, **common)
+        parser.add_argument(flag, type=_parser_of(inner), **common)
     else:
-        parser.add_argument(flag, type=kind, **common)
+        parser.add_argument(flag, type=_parser_of(kind), **common)
+
+
+def _parser_of(kind: Any) -> Any:
+    return finite_float if kind is float else kind
+
+
+def finite_float(text: str) -> float:
+    """A float flag's value: ``nan`` and ``inf`` are refused (a NaN beta trained to NaN weights, exit 0)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
 
 
 def dataclass_from_args(cls: type[T], args: argparse.Namespace) -> T:
@@ -214,7 +227,7 @@ def _is_a(value: Any, kind: Any) -> bool:
     if kind is int:
         return isinstance(value, int) and not isinstance(value, bool)
     if kind is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if kind is str:
         return isinstance(value, str)
     return True
@@ -226,5 +239,5 @@ def _type_name(kind: Any) -> str:
         return f"a list of {_type_name(args[0]).removeprefix('a ')}s" if args else "a list"
     if args:
         return " or ".join(_type_name(a) for a in args)
-    return {bool: "true or false", int: "a whole number", float: "a number", str: "a string",
+    return {bool: "true or false", int: "a whole number", float: "a finite number", str: "a string",
             type(None): "null"}.get(kind, getattr(kind, "__name__", str(kind)))

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -219,8 +220,8 @@ def check_objective(
         raise ValueError(f"loss_type must be one of {LOSS_TYPES}, not {loss_type!r}")
     if preference_span not in PREFERENCE_SPANS:
         raise ValueError(f"preference_span must be one of {PREFERENCE_SPANS}, not {preference_span!r}")
-    if beta < 0 or nll_weight < 0:
-        raise ValueError(f"beta and nll_weight must be >= 0, not {beta} and {nll_weight}")
+    if not (beta >= 0 and nll_weight >= 0 and math.isfinite(beta + nll_weight)):  # NaN fails every comparison
+        raise ValueError(f"beta and nll_weight must be finite and >= 0, not {beta} and {nll_weight}")
     if beta == 0 and nll_weight == 0:
         raise ValueError("beta 0 and nll_weight 0: the loss would be constant")
 
@@ -423,6 +424,8 @@ def train_dpo(cfg: DPOConfig) -> Path:
     if already_trained(cfg):  # --no-resume trains again
         return out
     pairs = list(read_pairs(cfg.pairs))  # a mistake in the file stops the run before anything loads
+    if not pairs:
+        raise ValueError(f"{', '.join(map(str, cfg.pairs))} holds no pairs")
     accelerator = make_accelerator(cfg)
     try:
         tokenizer = load_tokenizer(cfg)

@@ -188,7 +188,10 @@ class Objective(Protocol):
 def already_trained(cfg: TrainConfig) -> bool:
     """Whether ``cfg.output_dir`` holds the finished run of these settings (a rerun trains nothing, and says
     so).  A finished run of other settings, or of another trainer, is refused: its model is not this one's."""
+    from agentenv.trainer.runs import refuse_another_kind_of_run
+
     out = Path(cfg.output_dir)
+    refuse_another_kind_of_run(out, staged=False)
     if not cfg.resume or not is_done(out):
         return False
     saved = json.loads((out / DONE_FILE).read_text()).get("config") or {}

@@ -244,7 +244,10 @@ class ETO(StagedRun):
 
     def explore_tasks(self) -> dict[str, list[int]]:
         """The explore-split tasks that have an expert trajectory to pair with."""
-        return self.split_tasks(tasks_with_data(self.experts))
+        return self.split_tasks(self.explore_filter()[1])
+
+    def explore_filter(self) -> tuple[str, dict[str, set[int]]]:
+        return "expert data", tasks_with_data(self.experts)
 
     def select(self, it: IterationDir, explored: list[Trajectory]) -> dict[str, Any]:
         cfg = self.cfg

@@ -123,6 +123,8 @@ def open_sources(cfg: EnvSettings, given: Mapping[str, EnvSource] | None = None)
     """One source per env of ``cfg.envs``: ``given`` ones first, else in-process or HTTP per ``cfg.local``."""
     if not cfg.envs:
         raise ValueError("no environments: set envs (e.g. --env maze wordle)")
+    if cfg.local and cfg.urls:  # as eval and bench refuse them: --url was ignored without a word
+        raise ValueError("--local and --url exclude each other")
     sources: dict[str, EnvSource] = {}
     missing = [env for env in cfg.envs if not (given and env in given)]
     if cfg.local and missing:

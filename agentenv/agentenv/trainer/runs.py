@@ -59,6 +59,22 @@ class IterationDir:
         write_json(self.path / STAGES_FILE, stages)
 
 
+#: what a training run (bc, dpo, grpo) writes at the top of its folder
+TRAINING_RUN_FILES = ("train_config.json", "train_state.json")
+
+
+def refuse_another_kind_of_run(out: Path, staged: bool) -> None:
+    """One folder, one kind of run: an iterative run (evol, rft, eto) does not write beside a training run's
+    model (bc, dpo, grpo), nor a training run into an iterative run's folder (each wrote into the other's)."""
+    if staged:
+        found = next((name for name in TRAINING_RUN_FILES if (out / name).exists()), None)
+        if found:
+            raise ValueError(f"{out} holds a training run ({found}: bc, dpo or grpo): give another --output-dir")
+    elif (out / RUN_CONFIG_FILE).exists():
+        raise ValueError(f"{out} holds an iterative run ({RUN_CONFIG_FILE}: evol, rft or eto): give another "
+                         "--output-dir")
+
+
 def check_run_config(
     run_dir: Path,
     settings: dict[str, Any],

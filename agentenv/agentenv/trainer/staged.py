@@ -36,8 +36,13 @@ from agentenv.trainer.runs import (
     check_run_config,
     evaluate_stage,
     explore_stage,
+    refuse_another_kind_of_run,
     write_summary,
 )
+
+
+def _some(ids: list[int], shown: int = 5) -> str:
+    return ", ".join(map(str, ids[:shown])) + (f", ... ({len(ids)} in all)" if len(ids) > shown else "")
 
 
 def tasks_with_data(trajectories: Iterable[Trajectory]) -> dict[str, set[int]]:
@@ -95,11 +100,14 @@ class StagedRun(ABC):
     def run(self) -> dict[str, Any]:
         """Run (or resume) every iteration; returns the summary (also in ``summary.json``)."""
         cfg = self.cfg
+        refuse_another_kind_of_run(self.run_dir, staged=True)
         self.prepare()
         self.envs = open_sources(cfg, self.given)
         try:
             if not cfg.resume or not IterationDir(self.run_dir, cfg.iterations).done("evaluated"):
                 check_sources(cfg, self.envs, explores=cfg.iterations > 0)  # a finished run needs no env
+                if cfg.iterations > 0:
+                    self._check_explore_set()
             if not cfg.resume:  # only once the settings and the envs have passed their checks
                 self._start_over()
             check_run_config(self.run_dir, cfg.to_json() | {"algorithm": self.algorithm}, defaults=field_defaults(type(cfg)))
@@ -135,6 +143,27 @@ class StagedRun(ABC):
         if earlier:
             print(f"[agentenv] --no-resume: removed the earlier run's {len(earlier)} iterations in {self.run_dir}",
                   file=sys.stderr)
+
+    def _check_explore_set(self) -> None:
+        """Refuse a run with no task to explore before its first stage (it failed after iteration 0's training,
+        and again on every rerun)."""
+        if any(self.explore_tasks().values()):
+            return
+        cfg = self.cfg
+        where = (f"--explore-tasks {','.join(map(str, cfg.explore_tasks))}" if cfg.explore_tasks
+                 else f"the {cfg.explore_split!r} split")
+        covered = self.explore_filter()
+        if covered is None:
+            raise ValueError(f"nothing to explore: {', '.join(self.envs)} has no task in {where}")
+        data, tasks = covered
+        held = "; ".join(f"{env} tasks {_some(sorted(ids))}" for env, ids in tasks.items() if env in self.envs)
+        raise ValueError(f"nothing to explore: no task in {where} of {', '.join(self.envs)} has a trajectory in the "
+                         f"{data} ({held or 'none of these envs'}); give the split its tasks are in "
+                         "(--explore-split) or other data")
+
+    def explore_filter(self) -> tuple[str, dict[str, set[int]]] | None:
+        """What the explore set is narrowed to, when it is: (the data's name, env -> the tasks it covers)."""
+        return None
 
     def _explore_and_select(self, it: IterationDir, model: str) -> None:
         if not it.done("explored"):
