@@ -442,6 +442,29 @@ def test_one_agentevol_iteration_end_to_end_and_resume(base_model, expert_data, 
         run_agentevol(AgentEvolConfig(**(cfg.to_json() | {"merge": "previous"})), sources=toy_sources())
 
 
+def test_a_run_continues_from_another_working_folder_and_a_moved_one_is_refused(base_model, expert_data, tmp_path,
+                                                                                monkeypatch):
+    """Its records named files relative to where it was started: rerun from elsewhere, a run could not resume
+    ('saved with other settings (data)') or continue (a model path taken for a Hub repo id), and a copied
+    folder went on exploring with the original's models."""
+    import shutil
+
+    monkeypatch.chdir(tmp_path)
+    cfg = AgentEvolConfig(model=str(base_model), output_dir="runs/evol", data=[str(expert_data)], envs=["toy"],
+                          iterations=0, eval_limit=2, explore_limit=2, **small_training())
+    run_agentevol(cfg, sources=toy_sources(), progress=False)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    more = cfg.to_json() | {"output_dir": "../runs/evol", "iterations": 1}
+    summary = run_agentevol(AgentEvolConfig(**more), sources=toy_sources(), progress=False)
+    assert [row["iteration"] for row in summary["iterations"]] == [0, 1]
+    assert Path(summary["iterations"][1]["model"]) == tmp_path / "runs" / "evol" / "iter_1" / "model"
+    shutil.copytree(tmp_path / "runs" / "evol", tmp_path / "copy")
+    with pytest.raises(ValueError, match=r"copy holds a run started in .*runs/evol \(moved or copied\)"):
+        run_agentevol(AgentEvolConfig(**(more | {"output_dir": str(tmp_path / "copy"), "iterations": 2})),
+                      sources=toy_sources(), progress=False)
+
+
 @pytest.mark.slow
 def test_no_resume_starts_a_staged_run_over(base_model, expert_data, tmp_path, capsys):
     """--no-resume trained nothing on a finished evol run (every stage was marked done) and kept a killed

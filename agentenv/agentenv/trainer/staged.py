@@ -16,6 +16,7 @@ in.  An algorithm's file supplies only what differs: its select and train stages
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from abc import ABC, abstractmethod
@@ -66,7 +67,9 @@ class StagedRun(ABC):
 
     def __init__(self, cfg: Any, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True) -> None:
         self.cfg = cfg
-        self.run_dir = Path(cfg.output_dir)
+        # absolute: the records (stages.json, each stage's train_config.json) name files by it, and a rerun
+        # from another working folder must find them
+        self.run_dir = Path(cfg.output_dir).expanduser().resolve()
         self.given = sources
         self.progress = progress
         self.envs: dict[str, EnvSource] = {}
@@ -110,7 +113,10 @@ class StagedRun(ABC):
                     self._check_explore_set()
             if not cfg.resume:  # only once the settings and the envs have passed their checks
                 self._start_over()
-            check_run_config(self.run_dir, cfg.to_json() | {"algorithm": self.algorithm}, defaults=field_defaults(type(cfg)))
+            if cfg.resume:
+                self._refuse_a_moved_run()
+            settings = cfg.to_json() | {"algorithm": self.algorithm, "output_dir": str(self.run_dir)}
+            check_run_config(self.run_dir, settings, defaults=field_defaults(type(cfg)))
             results: dict[int, dict[str, Any]] = {}
             model = ""
             for m in range(cfg.iterations + 1):
@@ -125,6 +131,17 @@ class StagedRun(ABC):
             return write_summary(self.run_dir, self.algorithm, results)
         finally:
             close_sources(self.envs, self.given)
+
+    def _refuse_a_moved_run(self) -> None:
+        """A run folder moved or copied elsewhere still names the files of its first place (a copy went on
+        exploring with the original's models): refused, saying where it was started."""
+        saved = self.run_dir / RUN_CONFIG_FILE
+        if not saved.exists():
+            return
+        started = Path(json.loads(saved.read_text()).get("output_dir", ""))
+        if started.is_absolute() and started != self.run_dir and any(self.run_dir.glob("iter_*/stages.json")):
+            raise ValueError(f"{self.run_dir} holds a run started in {started} (moved or copied): its records name "
+                             f"the files there; continue it in {started}, or start over here with --no-resume")
 
     def _start_over(self) -> None:
         """``--no-resume``: the earlier run's iterations, summary, curve and settings go; nothing else in
