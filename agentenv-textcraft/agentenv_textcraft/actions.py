@@ -49,18 +49,21 @@ class Invalid:
 Action = Get | Craft | Inventory | Invalid
 
 
+def _first_line(text: str) -> str:
+    return next((line for line in text.splitlines() if line.strip()), "")
+
+
 def normalise(text: str) -> str:
     """The first line with text, lower-cased, ``minecraft:`` and underscores dropped, and every character
     but letters, digits, commas and spaces removed, as AgentGym's client cleans an action before sending it
     (quotes, backticks, brackets, ``**``, a final ``.`` or ``!``); spaces collapsed."""
-    line = next((line for line in text.splitlines() if line.strip()), "")
-    line = line.lower().replace("minecraft:", "").replace("_", " ")
+    line = _first_line(text).lower().replace("minecraft:", "").replace("_", " ")
     return " ".join(_NOT_ACTION_TEXT.sub("", line).split())
 
 
 def parse_action(text: str) -> Action:
     """Read one action; anything that is not in the grammar comes back as :class:`Invalid`."""
-    if _NOT_A_COUNT.search(next((line for line in text.splitlines() if line.strip()), "")):
+    if _NOT_A_COUNT.search(_first_line(text)):
         return Invalid("counts are whole numbers from 1 (-5 or 1.5 is none)")
     text = normalise(text)
     if not text:

@@ -102,8 +102,11 @@ class TextCraftEnv(EpisodicEnv):
 
     def _meanings(self, name: str) -> list[str]:
         """Every item id or ``#tag`` a name as written may mean, the likeliest first: ``oak logs`` is the tag
-        of oak logs and, a plural, the item ``oak log``."""
+        of oak logs and, a plural, the item ``oak log``; an item's own name means that item alone
+        (``nether bricks`` is no ``nether brick``)."""
         names = self.book.names
+        if name in names and not names[name].startswith("#"):
+            return [names[name]]
         found = [names[c] for c in (name, name.removesuffix("s"), name.removesuffix("es"), name + "s") if c in names]
         return list(dict.fromkeys(found))
 

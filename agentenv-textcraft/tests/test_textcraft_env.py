@@ -102,6 +102,11 @@ def test_a_plural_that_names_a_narrower_tag_fills_a_slot_of_a_wider_one(env):
     for action in ("get 1 coal", "get 1 oak log", "craft 4 oak planks using 1 oak log", "craft 4 sticks using 2 oak planks"):
         env.step(action)
     assert env.step("craft 4 torch using 1 coals, 1 stick").reward == 1.0
+    start(env, "nether_brick_fence")  # 4 nether bricks (a block), 2 nether brick (an ingot): names of their own
+    for action in ("get 4 nether bricks", "get 2 nether brick"):
+        env.step(action)
+    swapped = env.step("craft 6 nether brick fence using 4 nether brick, 2 nether bricks")
+    assert swapped.observation.startswith("Could not find a recipe") and not swapped.done
 
 
 def test_planks_of_another_wood_fill_a_planks_slot(env):

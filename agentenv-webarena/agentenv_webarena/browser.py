@@ -121,6 +121,14 @@ def _busy(nodes: list[dict[str, Any]]) -> bool:
     return any(p.get("name") == "busy" and (p.get("value") or {}).get("value") for p in root.get("properties", []))
 
 
+class _OffSites(Exception):
+    """A navigation's redirect leads off the sites (``url``: the hop refused)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.url = url
+
+
 class BrowserHost:
     """One Chromium for the process, driven from a thread of its own with Playwright's async API."""
 
@@ -284,12 +292,18 @@ class BrowserSession:
         if origin(request.url) not in self.allowed:
             await self._refuse(route, request.url)
             return
-        # Chromium follows a redirect without asking the route again, so a site's redirect could lead the
-        # browser anywhere: the answer is fetched without following it, a redirect's hops are walked here,
-        # and the tab is sent straight to the last one only when every hop is an allowed origin
+        if not request.is_navigation_request():  # a page's own requests (they may stream, or take long)
+            await route.continue_()
+            return
+        # Chromium follows a redirect without asking the route again, so a site's redirect could take the tab
+        # anywhere: a navigation's answer is fetched without following it, its redirect's hops are walked
+        # here, and the tab is sent straight to the last one only when every hop is on the sites
         try:
             response = await route.fetch(max_redirects=0, timeout=NAVIGATION_TIMEOUT_MS)
-            target = await self._redirect_target(response)
+            target = await self._redirect_target(response, request.method)
+        except _OffSites as off:
+            await self._refuse(route, off.url)
+            return
         except Exception:  # the site is down or too slow: the tab shows the failure
             with contextlib.suppress(Exception):
                 await route.abort("failed")
@@ -297,23 +311,25 @@ class BrowserSession:
         try:
             if target is None:
                 await route.fulfill(response=response)
-            elif origin(target) in self.allowed:
-                await route.fulfill(response=response, headers=response.headers | {"location": target})
             else:
-                await self._refuse(route, target)
+                await route.fulfill(response=response, headers=response.headers | {"location": target})
         except Exception:  # a tab gone elsewhere meanwhile no longer wants it (Playwright disposed of the answer)
             with contextlib.suppress(Exception):
                 await route.abort("failed")
 
-    async def _redirect_target(self, response: Any) -> str | None:
-        """Where a redirect ends: the first hop to an origin not allowed, or the page the hops lead to."""
+    async def _redirect_target(self, response: Any, method: str) -> str | None:
+        """Where a navigation's redirects end (``None``: it was not redirected); :class:`_OffSites` for a hop
+        off the sites, or one this walk cannot vouch for."""
         target = None
         for _ in range(MAX_REDIRECTS):
             if not (300 <= response.status < 400 and "location" in response.headers):
                 return target
             target = urljoin(response.url, response.headers["location"])
-            if origin(target) not in self.allowed:
-                return target
+            # a URL that Python and Chromium may read differently (a backslash, user info, spaces) is refused,
+            # and so is a 307/308 of a form: Chromium would send it again, to a hop not checked here
+            if (origin(target) not in self.allowed or "\\" in target or urlsplit(target).username is not None
+                    or any(c <= " " for c in target) or (response.status in (307, 308) and method not in ("GET", "HEAD"))):
+                raise _OffSites(target)
             response = await self.context.request.get(target, max_redirects=0, timeout=NAVIGATION_TIMEOUT_MS)
         raise RuntimeError(f"more than {MAX_REDIRECTS} redirects")
 

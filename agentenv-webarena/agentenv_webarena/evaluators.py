@@ -33,9 +33,9 @@ from .judge import Judge, JudgeError
 OR = " |OR| "
 TOKEN = re.compile(r"\d+(?:[.,/:]\d+)+|\w+(?:-\w+)*|[^\w\s]")
 HELPER = re.compile(r"^func:(\w+)\((.*)\)$", re.DOTALL)
-#: a number as answers write it: a currency sign, thousands commas, decimals (not a piece of a word, a date, a
-#: time or '4-star')
-NUMBER = re.compile(r"(?<![\w.,:])[$€£]?(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?!\w|[.,:-]\w)")
+#: a number as answers write it: a currency sign, thousands commas, decimals, a unit or ordinal glued after
+#: it (24h, 50th); not a piece of a word, a date, a time, a range or '4-star'
+NUMBER = re.compile(r"(?<![\w.:-])[$€£]?(-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?![\d_]|[.:-]\w|,\d{3}\b)")
 
 
 class Page(Protocol):
@@ -91,9 +91,10 @@ def numbers_in(text: Any) -> list[float]:
 
 
 def answer_matches(kind: str, reference: Any, answer: Any, tokenize: bool = False) -> float:
-    """``exact_match`` or ``must_include`` of the stop's answer, a numeric reference compared as a number."""
+    """``exact_match`` or ``must_include`` of the stop's answer: a numeric reference compared as a number with
+    the answer's numbers, where it has any (else, as a date or a range, by WebArena's rule)."""
     number = as_number(reference)
-    if number is None:
+    if number is None or not numbers_in(answer):
         return exact_match(reference, answer) if kind == "exact_match" else must_include(reference, answer, tokenize)
     if kind == "exact_match":
         return float(as_number(answer) == number)

@@ -260,8 +260,9 @@ def test_screenshots_of_the_bundled_sites(runtime, tmp_path):
 
 def test_no_websocket_or_redirect_leads_the_browser_off_the_sites(runtime):
     """Chromium follows a redirect without asking the route again, and a WebSocket is no request: a page of an
-    allowed site reached another local port through both. Now a redirect with any hop elsewhere is refused as
-    a goto there is, one within the sites is followed, and a WebSocket elsewhere is closed."""
+    allowed site reached another local port through both. Now a navigation's redirect with any hop elsewhere
+    (or a Location Python and Chromium read differently) is refused as a goto there is, one within the sites
+    is followed, and a WebSocket elsewhere is closed."""
     import http.server
     import socket
     import threading
@@ -284,14 +285,17 @@ def test_no_websocket_or_redirect_leads_the_browser_off_the_sites(runtime):
             conn.close()
 
     page = (f"<html><body><h1>start</h1><script>try {{ new WebSocket('{away.replace('http', 'ws')}/ws'); }} "
-            f"catch (e) {{}}; fetch('/redir').catch(() => 0);</script></body></html>").encode()
-    redirects = {"/redir": f"{away}/redirected", "/hop": "/redir", "/inside": "/landing"}
+            "catch (e) {}</script></body></html>").encode()
+    here_port = []  # known once the site listens
+    redirects = {"/redir": lambda: f"{away}/redirected", "/hop": lambda: "/redir", "/inside": lambda: "/landing",
+                 # Python reads the host after the "@" (this site), Chromium the one before the backslash
+                 "/slash": lambda: f"{away}\\@127.0.0.1:{here_port[0]}/"}
 
     class Site(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             if self.path in redirects:
                 self.send_response(302)
-                self.send_header("Location", redirects[self.path])
+                self.send_header("Location", redirects[self.path]())
                 self.end_headers()
                 return
             self.send_response(200)
@@ -304,6 +308,7 @@ def test_no_websocket_or_redirect_leads_the_browser_off_the_sites(runtime):
 
     site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Site)
     here = f"http://127.0.0.1:{site.server_address[1]}"
+    here_port.append(site.server_address[1])
     stop = threading.Event()
     threads = [threading.Thread(target=listen, daemon=True), threading.Thread(target=site.serve_forever, daemon=True)]
     for thread in threads:
@@ -313,9 +318,9 @@ def test_no_websocket_or_redirect_leads_the_browser_off_the_sites(runtime):
     try:
         host.run(browsing.open_tabs([f"{here}/"]))
         time.sleep(1.0)  # the page's WebSocket and fetch have gone out
-        for path in ("/redir", "/hop"):
+        for path in ("/redir", "/hop", "/slash"):
             note = host.run(browsing.act(Action("goto", url=f"{here}{path}"), None))
-            assert f"refused to open {away}/redirected" in note and browsing.url == f"{here}/"
+            assert f"refused to open {away}" in note and browsing.url == f"{here}/", (path, note)
         host.run(browsing.act(Action("goto", url=f"{here}/inside"), None))
         assert browsing.url == f"{here}/landing"
         time.sleep(0.5)

@@ -60,10 +60,12 @@ def test_a_numeric_reference_is_compared_as_a_number_with_the_answers_numbers():
         return string_match({"reference_answers": {kind: reference}}, answer, "q", None)[0]
 
     for reference, right in [("83.50", "$83.5"), ("77.00", "It is $77."), ("45,447", "45447 people"),
-                             ("1,204.50", "$1204.5"), ("4.5", "rated 4.5/5"), ("1716", "founded in 1716.")]:
+                             ("1,204.50", "$1204.5"), ("4.5", "rated 4.5/5"), ("1716", "founded in 1716."),
+                             ("13", "orders 12,13,14"), ("50", "it ranked 50th"), ("24", "open 24h"),
+                             ("12", "between 12-15 items")]:  # no number read in it: WebArena's substring rule
         assert score("must_include", [reference], right) == 1.0, (reference, right)
-    for reference, wrong in [("55", "155"), ("231", "2310 km"), ("2023", "on 2023-05-01"), ("4", "at 4:30"),
-                             ("4", "a 4-star review"), ("2", "two")]:
+    for reference, wrong in [("55", "155"), ("231", "2310 km"), ("1", "on 2023-05-01"),
+                             ("7", "opened 2022-11-07"), ("4", "at 4:30"), ("4", "a 4-star review"), ("2", "two")]:
         assert score("must_include", [reference], wrong) == 0.0, (reference, wrong)
     assert score("exact_match", "83.50", "$83.5") == 1.0 and score("exact_match", "3", "3 items") == 0.0
     assert score("must_include", ["Harbor"], "harbor bay") == 1.0  # words: WebArena's substring rule

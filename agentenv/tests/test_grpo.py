@@ -289,25 +289,40 @@ def test_bad_settings_are_refused(setting, message):
         GRPOConfig(model="m", output_dir="o", envs=["maze"], **setting)
 
 
-def test_a_step_whose_every_episode_failed_stops_before_it_counts(base_model):
+def test_a_step_whose_every_episode_failed_on_a_server_gone_stops_before_it_counts(base_model):
     """A server gone after checkpoint 1: step 2's episodes all ended on errors ('reward None'), TRL trained
-    and checkpointed the step anyway, and the rerun never played its tasks. Now the rollout raises first."""
+    and checkpointed the step anyway, and the rerun never played its tasks. Now the rollout raises the server's
+    error first; an env that fails its tasks for good (the server up) does not stop the run."""
     from types import SimpleNamespace
 
     from transformers import AutoModelForCausalLM
 
     from agentenv.controller.sources import LocalEnv
+    from agentenv.protocol import ServerUnreachable
 
     def crash(self, action):
         raise OSError("the simulator's process is gone")
 
-    maze = LocalEnv(type("CrashingMaze", (env_class("maze"),), {"act": crash}))
+    class GoneMidStep(LocalEnv):
+        """Maze's sessions open, then the server goes: every step fails, and so does any new session."""
+
+        opened = 0
+
+        def session(self):
+            self.opened += 1
+            if self.opened > 2:
+                raise ServerUnreachable("POST http://127.0.0.1:9/maze/create failed after 4 tries")
+            return super().session()
+
+    crashing = type("CrashingMaze", (env_class("maze"),), {"act": crash})
     cfg = GRPOConfig(model=str(base_model), output_dir="unused", envs=["maze"], local=True,
                      max_rounds=1, max_new_tokens=4, num_generations=2, batch_size=2)
     policy = AutoModelForCausalLM.from_pretrained(base_model)
     trainer = SimpleNamespace(accelerator=SimpleNamespace(unwrap_model=lambda m: m), model=policy,
                               state=SimpleNamespace(global_step=1))
-    with pytest.raises(RuntimeError, match=r"^step 2: every episode ended on an environment error, the first: "
-                                           r".*; rerun the same command to play it again$"):
-        EpisodeRollouts(cfg, {"maze": maze}, tokenizer_of(base_model))(["maze/18", "maze/18"], trainer)
-    maze.close()
+    prompts = ["maze/18", "maze/18"]
+    with GoneMidStep(crashing) as gone, pytest.raises(ServerUnreachable, match="maze/create failed"):
+        EpisodeRollouts(cfg, {"maze": gone}, tokenizer_of(base_model))(prompts, trainer)
+    with LocalEnv(crashing) as failing:  # the server is up: the step goes on, unrewarded
+        out = EpisodeRollouts(cfg, {"maze": failing}, tokenizer_of(base_model))(prompts, trainer)
+    assert out["env_reward"] == [None, None]

@@ -270,6 +270,7 @@ def test_a_number_flag_refuses_nan_and_inf(tmp_path, capsys, command, flag, valu
     [
         ('{"learning_rate": "fast"}', "learning_rate must be a finite number, not 'fast'"),
         ('{"learning_rate": NaN}', "learning_rate must be a finite number, not nan"),
+        ('{"learning_rate": 1' + "0" * 400 + '}', "learning_rate must be a finite number, not 1000"),  # OverflowError
         ('{"data": "a.jsonl"}', "data must be a list of strings, not 'a.jsonl'"),
         ('{"resume": "yes"}', "resume must be true or false, not 'yes'"),
         ('{"warp": 9}', r"unknown settings \['warp'\]"),

@@ -227,7 +227,12 @@ def _is_a(value: Any, kind: Any) -> bool:
     if kind is int:
         return isinstance(value, int) and not isinstance(value, bool)
     if kind is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            return False
+        try:
+            return math.isfinite(value)
+        except OverflowError:  # an int beyond any float
+            return False
     if kind is str:
         return isinstance(value, str)
     return True

@@ -33,6 +33,7 @@ from typing import Any, ClassVar, Protocol
 
 from agentenv.data.trajectory import read_jsonl, write_json, write_text_atomic
 from agentenv.trainer.config_args import changed_settings, field_defaults
+from agentenv.trainer.runs import refuse_another_kind_of_run
 
 log = logging.getLogger(__name__)
 
@@ -140,7 +141,7 @@ def check_train_settings(cfg: TrainConfig) -> None:
             raise ValueError(f"{name} is empty (an unset shell variable?)")
     if Path(cfg.output_dir).exists() and not Path(cfg.output_dir).is_dir():
         raise ValueError(f"output_dir {cfg.output_dir} is a file: give a folder")
-    for f in fields(TrainConfig):  # the training settings (a trainer's own may mean something by inf)
+    for f in fields(TrainConfig):  # set from Python too: the CLI's flags and config files refuse them first
         value = getattr(cfg, f.name)
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"{f.name} must be a finite number, not {value}")
@@ -188,10 +189,8 @@ class Objective(Protocol):
 def already_trained(cfg: TrainConfig) -> bool:
     """Whether ``cfg.output_dir`` holds the finished run of these settings (a rerun trains nothing, and says
     so).  A finished run of other settings, or of another trainer, is refused: its model is not this one's."""
-    from agentenv.trainer.runs import refuse_another_kind_of_run
-
     out = Path(cfg.output_dir)
-    refuse_another_kind_of_run(out, staged=False)
+    refuse_another_kind_of_run(out, staged=False)  # first: each training command starts here
     if not cfg.resume or not is_done(out):
         return False
     saved = json.loads((out / DONE_FILE).read_text()).get("config") or {}

@@ -257,10 +257,11 @@ class EpisodeRollouts:
         finally:
             policy.train(was_training)  # HFAgent put it in eval mode
         if episodes and all(ep.stop_reason == "error" for ep in episodes):
-            # nothing to learn from: stop before the optimiser step, so that no checkpoint counts this step
-            # as done and the rerun plays it again (it was checkpointed, and its tasks were never played)
-            raise RuntimeError(f"step {trainer.state.global_step + 1}: every episode ended on an environment "
-                               f"error, the first: {episodes[0].error}; rerun the same command to play it again")
+            # a server gone mid-step: stop before the optimiser step (a session it cannot open raises), so that
+            # no checkpoint counts the step and the rerun plays it again; an env that fails its tasks for
+            # good is no reason to stop, and its episodes train nothing (no reward)
+            for env in dict.fromkeys(task.env for task in tasks):
+                self.sources[env].session().close()
         by_position = {ep.sample: ep for ep in episodes}
         out: dict[str, list] = {k: [] for k in ("prompt_ids", "completion_ids", "env_mask", "env", "env_reward")}
         for position, task in enumerate(tasks):
