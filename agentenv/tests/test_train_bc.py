@@ -418,3 +418,31 @@ def test_two_process_gloo_run_under_torchrun(base_model, data, tmp_path):
     assert [line["step"] for line in two] == [1, 2, 3, 4] and is_done(out)
     for a, b in zip(two, single, strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-4)
+
+
+def test_a_path_given_relative_is_written_resolved_so_a_run_resumes_from_another_folder(tmp_path, monkeypatch):
+    """--data given relative was saved as written: rerun from another folder (the same file, written relative
+    to there), the run was refused as 'saved with other settings (data)'."""
+    import argparse
+
+    from agentenv.trainer.commands import add_commands
+    from agentenv.trainer.config_args import changed_settings, dataclass_from_args
+
+    parser = argparse.ArgumentParser()
+    add_commands(parser.add_subparsers(dest="command"))
+
+    def config(data: str) -> BCConfig:
+        args = parser.parse_args(["train", "bc", "--model", "org/hub-model", "--data", data, "--output-dir", "out"])
+        return dataclass_from_args(BCConfig, args)
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "d.jsonl").write_text("")
+    monkeypatch.chdir(tmp_path / "a")
+    first = config("d.jsonl")
+    assert first.data == [str(tmp_path / "a" / "d.jsonl")] and first.model == "org/hub-model"  # a Hub id stays
+    saved_before = first.to_json() | {"data": ["d.jsonl"]}  # a run saved before paths were written resolved
+    monkeypatch.chdir(tmp_path)
+    assert changed_settings(first.to_json(), config("a/d.jsonl").to_json()) == []
+    monkeypatch.chdir(tmp_path / "a")
+    assert changed_settings(saved_before, config("d.jsonl").to_json()) == []  # resumed where it was started
+    assert changed_settings(first.to_json(), config("d.jsonl").to_json() | {"model": "org/other"}) == ["model"]

@@ -34,6 +34,11 @@ RESUMABLE_SETTINGS = frozenset(
 )  # fmt: skip
 
 
+#: settings that name files or folders: compared as the paths they resolve to, and written down resolved by
+#: the command line, so that a run resumes from another working folder
+PATH_SETTINGS = frozenset({"model", "bc_model", "data", "expert_data", "pairs", "deepspeed"})
+
+
 def changed_settings(
     saved: dict[str, Any], now: dict[str, Any], defaults: dict[str, Any] | None = None,
     resumable: frozenset[str] | tuple[str, ...] = RESUMABLE_SETTINGS,
@@ -42,18 +47,35 @@ def changed_settings(
     the saved run does not have (added since) counts as its value in ``defaults``."""
     defaults = defaults or {}
     return sorted(
-        k for k in now if k not in resumable and _comparable(saved.get(k, defaults.get(k))) != _comparable(now[k])
+        k for k in now
+        if k not in resumable and _comparable(k, saved.get(k, defaults.get(k))) != _comparable(k, now[k])
     )
 
 
-def _comparable(value: Any) -> Any:
-    """A setting as compared across runs: a folder named with its trailing slash (a shell's completion) is
-    the same folder."""
+def _comparable(name: str, value: Any) -> Any:
+    """A setting as compared across runs: a local path as the one it resolves to (a run started before paths
+    were written resolved compares from where it is resumed), a folder named with its trailing slash (a
+    shell's completion) the same folder."""
+    if isinstance(value, list):
+        return [_comparable(name, v) for v in value]
+    if name in PATH_SETTINGS:
+        value = resolved_paths({name: value})[name]
     if isinstance(value, str) and len(value) > 1:
         return value.rstrip("/") or value
-    if isinstance(value, list):
-        return [_comparable(v) for v in value]
     return value
+
+
+def resolved_paths(values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with each path setting that names a local file or folder made absolute (a Hub model id
+    stays as it is)."""
+    def resolve(value: Any) -> Any:
+        if isinstance(value, list):
+            return [resolve(v) for v in value]
+        if isinstance(value, str) and value and Path(value).expanduser().exists():
+            return str(Path(value).expanduser().resolve())
+        return value
+
+    return {k: resolve(v) if k in PATH_SETTINGS else v for k, v in values.items()}
 
 
 def sections(cls: type) -> dict[str, list[str]]:
@@ -185,7 +207,7 @@ def dataclass_from_args(cls: type[T], args: argparse.Namespace) -> T:
     if missing:
         raise SystemExit("error: missing settings: " + ", ".join("--" + m.replace("_", "-") for m in missing))
     try:
-        return cls(**values)
+        return cls(**resolved_paths(values))
     except ValueError as e:  # a setting no run can use (TrainConfig checks them)
         raise SystemExit(f"error: invalid settings: {e}") from None
 
