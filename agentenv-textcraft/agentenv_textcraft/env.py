@@ -15,7 +15,7 @@ from agentenv.env import EpisodicEnv, ExpertAction, StepResult, Wire
 
 from .actions import GRAMMAR, Craft, Get, Invalid, Inventory, parse_action
 from .expert import plan
-from .recipes import TAGS, Recipe, RecipeBook, item_name, recipe_book
+from .recipes import TAGS, Ingredient, Recipe, RecipeBook, item_name, recipe_book
 from .tasks import Task, custom_task, make_task
 
 #: the number of distinct goals; task ``idx`` crafts goal ``idx % NUM_GOALS``
@@ -181,7 +181,7 @@ class TextCraftEnv(EpisodicEnv):
                 continue
             needs: Counter[str] = Counter()
             for (n, meanings), ing in pairs:
-                name = self._fit(meanings, ing.options, ing.tag, n, needs)
+                name = self._fit(meanings, ing, n, needs)
                 if name is None:
                     break
                 needs[name] += n
@@ -192,16 +192,15 @@ class TextCraftEnv(EpisodicEnv):
                 fallback = fallback or found
         return fallback
 
-    def _fit(self, meanings: list[str], options: tuple[str, ...], tag: str | None, n: int,
-             needs: Counter[str]) -> str | None:
-        """The item a written ingredient (its ``meanings``) puts in a slot of ``options``, or None."""
+    def _fit(self, meanings: list[str], slot: Ingredient, n: int, needs: Counter[str]) -> str | None:
+        """The item a written ingredient (its ``meanings``) puts in ``slot``, or None."""
         for meaning in meanings:
             if not meaning.startswith("#"):
-                if meaning in options:
+                if meaning in slot.options:
                     return meaning
                 continue
-            members = options if meaning[1:] == tag else TAGS[meaning[1:]]
-            if set(members) <= set(options):
+            members = slot.options if meaning[1:] == slot.tag else TAGS[meaning[1:]]
+            if set(members) <= set(slot.options):
                 held = [o for o in members if self.inventory[o] - needs[o] >= n]
                 return held[0] if held else self.book.cheapest(members)
         return None

@@ -83,22 +83,26 @@ def must_include(reference: Any, answer: Any, tokenize: bool = False) -> float:
 def as_number(text: Any) -> float | None:
     """The number a cleaned text is, whole (``"$1,204.50"`` is 1204.5); None for anything else."""
     found = NUMBER.fullmatch(clean(text))
-    return float(found.group(1).replace(",", "")) if found else None
+    return _value(found.group(1)) if found else None
 
 
 def numbers_in(text: Any) -> list[float]:
-    return [float(n.replace(",", "")) for n in NUMBER.findall(clean(text))]
+    return [_value(n) for n in NUMBER.findall(clean(text))]
+
+
+def _value(digits: str) -> float:
+    return float(digits.replace(",", ""))
 
 
 def answer_matches(kind: str, reference: Any, answer: Any, tokenize: bool = False) -> float:
     """``exact_match`` or ``must_include`` of the stop's answer: a numeric reference compared as a number with
     the answer's numbers, where it has any (else, as a date or a range, by WebArena's rule)."""
-    number = as_number(reference)
-    if number is None or not numbers_in(answer):
+    number, found = as_number(reference), numbers_in(answer)
+    if number is None or not found:
         return exact_match(reference, answer) if kind == "exact_match" else must_include(reference, answer, tokenize)
     if kind == "exact_match":
         return float(as_number(answer) == number)
-    return float(number in numbers_in(answer))
+    return float(number in found)
 
 
 def string_match(spec: dict[str, Any], answer: str, intent: str, judge: Judge | None) -> tuple[float, dict[str, Any]]:

@@ -144,7 +144,9 @@ def from_country(g: Goal):
     countries = g.plan.call(f"{film.title} has id {movie_id}; I fetch its production countries.",
                             "get_movie_production_countries", movie_id=movie_id)["production_countries"]
     answer = "Yes" if any(c["iso_3166_1"] == code for c in countries) else "No"
-    return (f"Is the movie {film.title} {'an' if NATIONALITIES[code][0] in 'AEIOU' else 'a'} {NATIONALITIES[code]} film? Please answer with Yes or No.", "medium",
+    nationality = NATIONALITIES[code]
+    article = "an" if nationality[0] in "AEIOU" else "a"
+    return (f"Is the movie {film.title} {article} {nationality} film? Please answer with Yes or No.", "medium",
             answer, f"Its production countries are {[c['name'] for c in countries]}, so: {answer}.")
 
 

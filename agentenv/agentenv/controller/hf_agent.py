@@ -35,11 +35,7 @@ from transformers.cache_utils import Cache, DynamicLayer
 
 from agentenv.controller.agents import Agent
 from agentenv.controller.episode import Episode
-from agentenv.data.tokenize import (  # the trainer's fallbacks
-    CHATML_TEMPLATE,
-    LLAMA2_TEMPLATE,
-    fallback_format,
-)
+from agentenv.data.tokenize import TEMPLATES, fallback_format  # the trainer's fallbacks
 
 _STOP_TEXT = {"chatml": ["<|im_end|>"], "llama2": ["</s>", "[INST]"]}
 
@@ -158,7 +154,7 @@ class HFAgent(Agent):
                 f"{self.max_length} tokens: lower --max-new-tokens"
             )
         self.chat_format = self._pick_chat_format(chat_format)
-        self.template = {"chatml": CHATML_TEMPLATE, "llama2": LLAMA2_TEMPLATE}.get(self.chat_format)
+        self.template = TEMPLATES.get(self.chat_format)
         self.pad_id = _first_int(tokenizer.pad_token_id, tokenizer.eos_token_id, 0)
         self.stop_ids = set() if ignore_eos else stop_token_ids(tokenizer, self.template, model.generation_config)
         self.stop_text = _STOP_TEXT.get(self.chat_format, [])

@@ -52,7 +52,7 @@ def select_tasks(
         past = [i for i in indices if i >= len(tasks)]
         if past:
             raise ValueError(
-                f"{env}: the {split} split has {len(tasks)} tasks, so positions {_listing(past)} are past its end "
+                f"{env}: the {split} split has {len(tasks)} tasks, so positions {listing(past)} are past its end "
                 f"(--indices counts within --split)"
             )
         chosen = [tasks[i] for i in indices]
@@ -64,7 +64,7 @@ def select_tasks(
                 elsewhere[next((name for name, r in splits.items() if idx in r), "no")].append(idx)
         for name, found in elsewhere.items():
             warnings.append(
-                f"{env}: tasks {_listing(found)} are in {'its ' + name if name != 'no' else 'no'} split, not "
+                f"{env}: tasks {listing(found)} are in {'its ' + name if name != 'no' else 'no'} split, not "
                 f"{default_split}; for positions within a split give --split too (--split {default_split} --indices ...)"
             )
     else:
@@ -108,6 +108,7 @@ def stratified_sample(indices: Sequence[int], types: Sequence[str | None], n: in
     return [idx for idx in indices if idx in picked]
 
 
-def _listing(values: Sequence[int], most: int = 6) -> str:
+def listing(values: Sequence[int], most: int = 6) -> str:
+    """The first ``most`` values, and how many more (``1, 2, 3 and 4 more``)."""
     shown = ", ".join(map(str, values[:most]))
     return shown + (f" and {len(values) - most} more" if len(values) > most else "")

@@ -223,10 +223,9 @@ def _check_replay(
     session: LocalSession, idx: int, played: list[tuple[str, str, float, bool]], env_cls: type[Environment]
 ) -> None:
     """The expert's actions on task ``idx`` (its episode ``played``), played again from a reset, score the
-    same at every step: the
-    task's hidden state comes from its index alone (a goal drawn at random passes the first observation
-    check when the first text does not show it).  Observations may differ (ScienceWorld's thermometer
-    reads 19 or 21 degrees on the same path)."""
+    same at every step: the task's hidden state comes from its index alone (a goal drawn at random passes
+    the first observation check when the first text does not show it).  Observations may differ
+    (ScienceWorld's thermometer reads 19 or 21 degrees on the same path)."""
     session.reset(idx)
     for step, (action, observation, score, done) in enumerate(played, 1):
         answer = session.step(action)

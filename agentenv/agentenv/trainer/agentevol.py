@@ -187,10 +187,6 @@ class AgentEvol(StagedRun):
         model = cfg.bc_model or run_training("bc", self._bc_config(list(cfg.data), it / "model"), cfg.train_launcher)
         return {"model": str(model), "train_size": len(self.initial)}
 
-    def explore_tasks(self) -> dict[str, list[int]]:
-        filtered = self.explore_filter()
-        return self.split_tasks(filtered[1] if filtered else None)
-
     def explore_filter(self) -> tuple[str, dict[str, set[int]]] | None:
         return ("training data", tasks_with_data(self.initial)) if self.cfg.explore_items == "data" else None
 

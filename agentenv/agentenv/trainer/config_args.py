@@ -59,7 +59,7 @@ def _comparable(name: str, value: Any) -> Any:
     if isinstance(value, list):
         return [_comparable(name, v) for v in value]
     if name in PATH_SETTINGS:
-        value = resolved_paths({name: value})[name]
+        value = _local_path(value)
     if isinstance(value, str) and len(value) > 1:
         return value.rstrip("/") or value
     return value
@@ -69,13 +69,16 @@ def resolved_paths(values: dict[str, Any]) -> dict[str, Any]:
     """``values`` with each path setting that names a local file or folder made absolute (a Hub model id
     stays as it is)."""
     def resolve(value: Any) -> Any:
-        if isinstance(value, list):
-            return [resolve(v) for v in value]
-        if isinstance(value, str) and value and Path(value).expanduser().exists():
-            return str(Path(value).expanduser().resolve())
-        return value
+        return [_local_path(v) for v in value] if isinstance(value, list) else _local_path(value)
 
     return {k: resolve(v) if k in PATH_SETTINGS else v for k, v in values.items()}
+
+
+def _local_path(value: Any) -> Any:
+    """A string naming a local file or folder, made absolute; anything else as it is."""
+    if isinstance(value, str) and value and Path(value).expanduser().exists():
+        return str(Path(value).expanduser().resolve())
+    return value
 
 
 def sections(cls: type) -> dict[str, list[str]]:

@@ -242,11 +242,8 @@ class ETO(StagedRun):
         model = run_training("bc", _sft_config(cfg, it / "model"), cfg.train_launcher) if cfg.sft else cfg.model
         return {"model": str(model), "train_size": len(self.experts)}
 
-    def explore_tasks(self) -> dict[str, list[int]]:
-        """The explore-split tasks that have an expert trajectory to pair with."""
-        return self.split_tasks(self.explore_filter()[1])
-
     def explore_filter(self) -> tuple[str, dict[str, set[int]]]:
+        """The explore-split tasks that have an expert trajectory to pair with."""
         return "expert data", tasks_with_data(self.experts)
 
     def select(self, it: IterationDir, explored: list[Trajectory]) -> dict[str, Any]:

@@ -84,10 +84,17 @@ def check_run_config(
     """Save the run's settings, or refuse to resume a run folder that was started with different ones
     (settings in ``volatile``, such as the number of iterations, may change between invocations; see
     :func:`~agentenv.trainer.config_args.changed_settings`).  A folder that holds nothing else (its run
-    stopped before producing anything, e.g. at a mistyped path) takes the new settings."""
+    stopped before producing anything, e.g. at a mistyped path) takes the new settings.  A run folder moved
+    or copied elsewhere still names the files of its first place (a copy went on exploring with the
+    original's models): refused, saying where it was started."""
     path = run_dir / RUN_CONFIG_FILE
     if path.exists() and any(p.name != path.name for p in run_dir.iterdir()):
-        changed = changed_settings(json.loads(path.read_text()), settings, dict(defaults or {}), volatile)
+        saved = json.loads(path.read_text())
+        started = Path(saved.get("output_dir", ""))
+        if started.is_absolute() and started != Path(settings["output_dir"]) and any(run_dir.glob("iter_*/stages.json")):
+            raise ValueError(f"{run_dir} holds a run started in {started} (moved or copied): its records name "
+                             f"the files there; continue it in {started}, or start over here with --no-resume")
+        changed = changed_settings(saved, settings, dict(defaults or {}), volatile)
         if changed:
             raise ValueError(
                 f"{run_dir} holds a run started with other settings ({', '.join(changed)}); "

@@ -16,7 +16,6 @@ in.  An algorithm's file supplies only what differs: its select and train stages
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from abc import ABC, abstractmethod
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentenv.controller.evaluator import latest_episodes
+from agentenv.controller.selection import listing
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, read_trajectories
 from agentenv.trainer.config_args import field_defaults
@@ -40,10 +40,6 @@ from agentenv.trainer.runs import (
     refuse_another_kind_of_run,
     write_summary,
 )
-
-
-def _some(ids: list[int], shown: int = 5) -> str:
-    return ", ".join(map(str, ids[:shown])) + (f", ... ({len(ids)} in all)" if len(ids) > shown else "")
 
 
 def tasks_with_data(trajectories: Iterable[Trajectory]) -> dict[str, set[int]]:
@@ -82,9 +78,9 @@ class StagedRun(ABC):
     def initial_model(self, it: IterationDir) -> dict[str, Any]:
         """Iteration 0's agent: ``{"model": path, ...}`` (recorded as its "trained" stage)."""
 
-    @abstractmethod
-    def explore_tasks(self) -> dict[str, list[int]]:
-        """env -> the task indices each iteration explores."""
+    def explore_filter(self) -> tuple[str, dict[str, set[int]]] | None:
+        """What the explore set is narrowed to, when it is: (the data's name, env -> the tasks it covers)."""
+        return None
 
     @abstractmethod
     def select(self, it: IterationDir, explored: list[Trajectory]) -> dict[str, Any]:
@@ -113,8 +109,6 @@ class StagedRun(ABC):
                     self._check_explore_set()
             if not cfg.resume:  # only once the settings and the envs have passed their checks
                 self._start_over()
-            if cfg.resume:
-                self._refuse_a_moved_run()
             settings = cfg.to_json() | {"algorithm": self.algorithm, "output_dir": str(self.run_dir)}
             check_run_config(self.run_dir, settings, defaults=field_defaults(type(cfg)))
             results: dict[int, dict[str, Any]] = {}
@@ -131,17 +125,6 @@ class StagedRun(ABC):
             return write_summary(self.run_dir, self.algorithm, results)
         finally:
             close_sources(self.envs, self.given)
-
-    def _refuse_a_moved_run(self) -> None:
-        """A run folder moved or copied elsewhere still names the files of its first place (a copy went on
-        exploring with the original's models): refused, saying where it was started."""
-        saved = self.run_dir / RUN_CONFIG_FILE
-        if not saved.exists():
-            return
-        started = Path(json.loads(saved.read_text()).get("output_dir", ""))
-        if started.is_absolute() and started != self.run_dir and any(self.run_dir.glob("iter_*/stages.json")):
-            raise ValueError(f"{self.run_dir} holds a run started in {started} (moved or copied): its records name "
-                             f"the files there; continue it in {started}, or start over here with --no-resume")
 
     def _start_over(self) -> None:
         """``--no-resume``: the earlier run's iterations, summary, curve and settings go; nothing else in
@@ -173,14 +156,10 @@ class StagedRun(ABC):
         if covered is None:
             raise ValueError(f"nothing to explore: {', '.join(self.envs)} has no task in {where}")
         data, tasks = covered
-        held = "; ".join(f"{env} tasks {_some(sorted(ids))}" for env, ids in tasks.items() if env in self.envs)
+        held = "; ".join(f"{env} tasks {listing(sorted(ids))}" for env, ids in tasks.items() if env in self.envs)
         raise ValueError(f"nothing to explore: no task in {where} of {', '.join(self.envs)} has a trajectory in the "
                          f"{data} ({held or 'none of these envs'}); give the split its tasks are in "
                          "(--explore-split) or other data")
-
-    def explore_filter(self) -> tuple[str, dict[str, set[int]]] | None:
-        """What the explore set is narrowed to, when it is: (the data's name, env -> the tasks it covers)."""
-        return None
 
     def _explore_and_select(self, it: IterationDir, model: str) -> None:
         if not it.done("explored"):
@@ -190,6 +169,11 @@ class StagedRun(ABC):
             it.mark(self.select_stage, explored=len(explored), **self.select(it, explored))
 
     # --- helpers for the hooks --------------------------------------------------------------------------
+    def explore_tasks(self) -> dict[str, list[int]]:
+        """env -> the task indices each iteration explores: the explore set, narrowed by :meth:`explore_filter`."""
+        filtered = self.explore_filter()
+        return self.split_tasks(filtered[1] if filtered else None)
+
     def split_tasks(self, covered: Mapping[str, set[int]] | None = None) -> dict[str, list[int]]:
         """Each env's ``explore_tasks`` or ``explore_split`` tasks (only those in ``covered`` when given), the
         first ``explore_limit`` of them when set."""
