@@ -27,6 +27,8 @@ the random Llama; ``--reading-walks N`` is the reader's first stage alone.
 from __future__ import annotations
 
 import argparse
+import os
+import secrets
 import shutil
 import time
 from dataclasses import asdict, dataclass
@@ -41,6 +43,7 @@ from agentenv.controller.evaluator import EvalTask
 from agentenv.data.trajectory import read_trajectories, write_json, write_trajectories
 from agentenv.data.walks import KINDS, random_walks, walk_tasks
 from agentenv.models import random_llama, train_tokenizer
+from agentenv.protocol import TOKEN_ENV_VAR
 from agentenv.registry import env_class
 from agentenv.server.launcher import ServerProcesses
 from agentenv.testing import free_port
@@ -325,6 +328,8 @@ def main() -> None:
     test_name, test = next(iter(plan.held_out.items()))
 
     t = stage("1. servers up")
+    # the server serves this run alone: it and every client of it (the trainers' too) read the token there
+    os.environ.setdefault(TOKEN_ENV_VAR, secrets.token_urlsafe(24))
     with ServerProcesses([plan.package], ports={plan.package: free_port()}) as urls:
         url = urls[plan.package]
         console.print(f"{plan.package} server at {url}  [{time.perf_counter() - t:.1f} s]")

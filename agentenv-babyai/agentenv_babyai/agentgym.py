@@ -97,6 +97,10 @@ class BabyAIAgentGymEnv(BabyAIEnv):
         return 0 <= data_idx < MAX_TASKS
 
     @classmethod
+    def served_beyond_splits(cls) -> str:
+        return f"every index up to {MAX_TASKS - 1}"
+
+    @classmethod
     def level_of(cls, data_idx: int) -> tuple[str, int]:
         if data_idx < 0:
             raise ValueError(f"data_idx must be >= 0, got {data_idx}")

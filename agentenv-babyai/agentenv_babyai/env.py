@@ -84,8 +84,10 @@ def normalise_action(text: str, things: Sequence[Thing] = ()) -> str:
     if match:
         verb, color, state, type_, number = match.groups()
         number = int(number or 1)
-        same = [t for t in things if (t.color, t.type, t.state) == (color, type_, state)] if state else []
-        if len(same) >= number:
+        if state:  # a door of that state in view, else the name stays unknown (not another door's)
+            same = [t for t in things if (t.color, t.type, t.state) == (color, type_, state)]
+            if len(same) < number:
+                return f"{verb} {color} {state} {type_} {number}"
             number = same[number - 1].number
         text = f"{verb} {color} {type_} {number}"
     return text
@@ -139,6 +141,10 @@ class BabyAIEnv(EpisodicEnv):
         """Every index of AgentGym's mapping up to seed :data:`~.levels.MAX_SEED` (the splits' seeds and
         far beyond: new held-out sets), not only those inside a split."""
         return 0 <= data_idx < MAX_TASKS
+
+    @classmethod
+    def served_beyond_splits(cls) -> str:
+        return f"every index up to {MAX_TASKS - 1}"
 
     @classmethod
     def level_of(cls, data_idx: int) -> tuple[str, int]:
@@ -262,10 +268,11 @@ class BabyAIEnv(EpisodicEnv):
             return "the action is empty. Choose one of the available actions."
         if not match:
             return f'"{raw.strip()[:80]}" is not an action here. Choose one of the available actions.'
-        verb, color, _state, type_, number = match.groups()
-        thing = self.view.find(color, type_, int(number or 1)) if self.view else None
+        verb, color, state, type_, number = match.groups()
+        thing = self.view.find(color, type_, int(number or 1)) if self.view and not state else None
         if thing is None:
-            return f"you cannot see a {color} {type_} {number or 1}. Choose one of the available actions."
+            named = f"{color} {state} {type_}" if state else f"{color} {type_}"
+            return f"you cannot see a {named} {number or 1}. Choose one of the available actions."
         carrying = self.env.carrying
         if verb == "pick up" and thing.type not in PICKABLE:
             return f"you cannot pick up the {thing.name}."

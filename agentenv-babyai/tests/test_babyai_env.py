@@ -71,7 +71,6 @@ def test_illegal_actions_say_so_and_change_nothing(env, action):
 
 def test_agentgym_spellings_are_accepted():
     assert normalise_action("Pickup red ball 1.") == "pick up red ball 1"
-    assert normalise_action('"toggle and go through red closed door 2"') == "toggle and go through red door 2"
     assert normalise_action("go to the red ball") == "go to red ball 1"
     # AgentGym numbers doors per colour and state: its "yellow open door 1" is the first open yellow door
     from agentenv_babyai.world import Thing
@@ -79,6 +78,22 @@ def test_agentgym_spellings_are_accepted():
     doors = [Thing("door", "yellow", 1, (1, 1), 1, 0, "closed"), Thing("door", "yellow", 2, (3, 1), 3, 0, "open")]
     assert normalise_action("go through yellow open door 1", doors) == "go through yellow door 2"
     assert normalise_action("toggle and go through yellow closed door 1", doors) == "toggle and go through yellow door 1"
+    assert normalise_action('"toggle and go through yellow closed door"', doors) == "toggle and go through yellow door 1"
+
+
+def test_a_door_state_no_door_in_view_has_is_no_other_door(env):
+    """`go to yellow locked door 1` with no locked yellow door in view went to the closed one (the state was
+    dropped and the plain number kept)."""
+    from agentenv_babyai.world import Thing
+
+    doors = [Thing("door", "yellow", 1, (1, 1), 1, 0, "open"), Thing("door", "yellow", 2, (3, 3), 3, 2, "closed")]
+    assert normalise_action("go to yellow locked door 1", doors) == "go to yellow locked door 1"
+    assert normalise_action("go to yellow open door 2", doors) == "go to yellow open door 2"
+    start = env.reset(5)  # in view: red closed doors 1 and 2, yellow closed door 1
+    result = env.step("go to yellow open door 1")
+    assert result.observation.startswith("Invalid action: you cannot see a yellow open door 1.")
+    assert result.observation.splitlines()[1:] == start.splitlines()[1:] and not result.info["action_is_valid"]
+    assert env.step("go to red closed door 2").info["action_is_valid"]
 
 
 def test_go_to_solves_go_to_red_ball(env):
@@ -237,3 +252,15 @@ def test_expert_facing_its_cell_without_a_way_to_act_moves_on_instead_of_turning
     env._expert = expert
     move = env.expert_action()
     assert not move.action.startswith("turn") and expert.next_key >= 1
+
+
+def test_an_index_it_does_not_play_is_refused_with_the_bound_it_has():
+    """The refusal named the splits alone (train ends at 20399), while every index up to 999999 plays."""
+    from agentenv.protocol import BadRequest
+    from agentenv.session import LocalSession
+
+    with LocalSession(BabyAIEnv, 0) as session:
+        session.reset(999_999)
+        with pytest.raises(BadRequest, match=r"task index 1000000 is not one babyai plays: it plays its splits "
+                                             r"\(test 0..399, train 400..20399\) and every index up to 999999$"):
+            session.reset(1_000_000)

@@ -80,3 +80,7 @@ class SciWorldAgentGymEnv(SciWorldEnv):
     def serves(cls, data_idx: int) -> bool:
         """Every id AgentGym serves: 0 .. 4,638, listed in a split or not."""
         return 0 <= data_idx < len(index())
+
+    @classmethod
+    def served_beyond_splits(cls) -> str:
+        return f"every id up to {len(index()) - 1}"

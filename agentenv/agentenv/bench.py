@@ -27,6 +27,7 @@ import hashlib
 import itertools
 import json
 import re
+import secrets
 import sys
 import time
 from contextlib import ExitStack
@@ -236,15 +237,15 @@ def _sources(envs: list[str], args: argparse.Namespace, stack: ExitStack) -> dic
         return {env: stack.enter_context(LocalEnv(env_class(env))) for env in envs}
     if args.url:
         urls = env_urls(envs, args.url)
-    else:
-        from agentenv.server.launcher import ServerProcesses, free_ports
+        return {env: stack.enter_context(RemoteEnv(env, urls[env])) for env in envs}
+    from agentenv.server.launcher import ServerProcesses, free_ports
 
-        names = list(dict.fromkeys(server_of(env) for env in envs))
-        servers = ServerProcesses(names, ports=dict(zip(names, free_ports(len(names)), strict=True)), startup_timeout_s=300)
-        print(f"starting servers: {', '.join(names)}", file=sys.stderr, flush=True)
-        started = stack.enter_context(servers)
-        urls = {env: [started[server_of(env)]] for env in envs}
-    return {env: stack.enter_context(RemoteEnv(env, urls[env])) for env in envs}
+    names = list(dict.fromkeys(server_of(env) for env in envs))
+    token = secrets.token_urlsafe(24)  # the servers started here serve this run alone
+    ports = dict(zip(names, free_ports(len(names)), strict=True))
+    print(f"starting servers: {', '.join(names)}", file=sys.stderr, flush=True)
+    started = stack.enter_context(ServerProcesses(names, ports=ports, token=token, startup_timeout_s=300))
+    return {env: stack.enter_context(RemoteEnv(env, started[server_of(env)], token=token)) for env in envs}
 
 
 def _interleaved(per_env: dict[str, list[int]]) -> list[tuple[str, int]]:

@@ -90,8 +90,10 @@ class ListOption(argparse.Action):
             print(f"note: {self.deprecated} is deprecated; use {canonical}", file=sys.stderr)
         current = getattr(namespace, self.dest, None)
         items = list(current) if isinstance(current, list) else []
-        items += [part for value in values for part in str(value).split(",") if part]
-        setattr(namespace, self.dest, items)
+        given = [part for value in values for part in str(value).split(",") if part]
+        if not given:
+            parser.error(f"argument {option_string}: {' '.join(map(str, values))!r} names nothing")
+        setattr(namespace, self.dest, items + given)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -110,7 +112,11 @@ def main(argv: list[str] | None = None) -> int:
         from agentenv.processes import interrupt_on_sigterm
 
         interrupt_on_sigterm()
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)  # it imports every command's module: a Ctrl-C may come meanwhile
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     if args.debug:
         return int(args.func(args) or 0)
     try:
@@ -121,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # a failure no command turned into its own one line: still one line
         from agentenv.controller.commands import one_line
 
+        if isinstance(exc, OSError) and exc.filename is not None:  # a folder for a file, no permission ...
+            path = exc.filename2 or exc.filename  # a rename's: where the file was to go
+            raise SystemExit(f"error: {path}: {exc.strerror or one_line(exc)}: give another path") from None
         raise SystemExit(f"error: {type(exc).__name__}: {one_line(exc)} (rerun with --debug for the traceback)") from None
 
 

@@ -284,6 +284,12 @@ class Environment(ABC):
         return any(r.start <= data_idx < r.stop for r in cls.splits.values())
 
     @classmethod
+    def served_beyond_splits(cls) -> str:
+        """The indices beyond the splits' that :meth:`serves` plays too, in words for the refusal of one it
+        does not (``"every index up to 999999"``); ``""`` when it plays the splits' alone."""
+        return ""
+
+    @classmethod
     def metadata(cls) -> dict[str, Any]:
         """The static facts served at ``GET /info`` (``split_excluded`` only where a split leaves some out)."""
         excluded = {k: sorted(r.excluded) for k, r in cls.splits.items() if getattr(r, "excluded", None)}

@@ -10,6 +10,7 @@ answer with the wire models of :mod:`agentenv.protocol`, the same an HTTP client
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 import numbers
 from collections.abc import Callable, Iterator
@@ -68,6 +69,8 @@ def task_index(env_cls: type[Environment], value: Any, field: str = "data_idx") 
         raise BadRequest(f"{field} must be an integer task index, got {value!r}")
     if not env_cls.serves(value):
         splits = ", ".join(f"{k} {r.start}..{r.stop - 1}" for k, r in env_cls.splits.items())
+        if beyond := env_cls.served_beyond_splits():
+            raise BadRequest(f"task index {value} is not one {env_cls.name} plays: it plays its splits ({splits}) and {beyond}")
         raise BadRequest(f"task index {value} is outside every {env_cls.name} split ({splits})")
     return value
 
@@ -182,7 +185,12 @@ class LocalSession:
         self._check_open()
         if not self.started and route not in self.env_cls.wire.queries_before_reset:
             raise EpisodeNotRunning(f"{self.name} session {self.id} has no episode yet: reset it first")
-        return self._call(lambda: getattr(self.env, method)(**arguments), rejects=(TypeError,) if arguments else ())
+        answer = getattr(self.env, method)
+        try:  # a mistyped argument name is the client's mistake: refused before the env runs, the session kept
+            inspect.signature(answer).bind(**arguments)
+        except TypeError as exc:
+            raise BadRequest(f"{self.name}'s {route} query: {exc}") from None
+        return self._call(lambda: answer(**arguments), rejects=(TypeError,) if arguments else ())
 
     def close(self) -> None:
         """Free the env (its threads, subprocesses, browsers); closing twice is a no-op."""

@@ -584,6 +584,11 @@ def test_best_of_n_checks_the_agent_before_it_opens_the_envs(tmp_path, monkeypat
             bon.run_best_of_n(bon.BestOfNConfig(agent=agent, out=str(tmp_path / "bon.jsonl"), envs=["maze"]))
     with pytest.raises(ValueError, match=r"temperature must be 0 \(greedy\) or more"):
         bon.run_best_of_n(bon.BestOfNConfig(agent="expert", out=str(tmp_path / "b.jsonl"), envs=["maze"], temperature=-1))
+    # --limit -1 played the whole split
+    with pytest.raises(ValueError, match=r"limit must not be negative \(0: the whole split\), not -1"):
+        bon.BestOfNConfig(agent="expert", out=str(tmp_path / "b.jsonl"), envs=["maze"], limit=-1)
+    with pytest.raises(ValueError, match=r"n must be at least 1, not 0"):
+        bon.BestOfNConfig(agent="expert", out=str(tmp_path / "b.jsonl"), envs=["maze"], n=0)
 
 
 def test_a_server_down_or_a_split_mistyped_stops_evol_before_any_training(base_model, expert_data, tmp_path):
@@ -805,3 +810,21 @@ def test_a_finished_run_is_printed_as_a_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "maze success" in out and "50.0% (n=2)" in out and "pairs 4" in out
     assert f"summary: {tmp_path / 'summary.json'}; curve: {tmp_path / 'curve.png'}" in out
+
+
+def test_an_interrupted_best_of_n_says_what_it_kept(tmp_path, monkeypatch, capsys):
+    """It printed "interrupted" alone, where eval and collect say how many episodes are kept and what to do."""
+    import importlib
+
+    from agentenv.cli import main
+
+    bon = importlib.import_module("agentenv.trainer.best_of_n")
+    out = tmp_path / "bon.jsonl"
+    out.write_text("")
+
+    def interrupted(cfg, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bon, "run_best_of_n", interrupted)
+    assert main(["best-of-n", "--agent", "expert", "--env", "maze", "--out", str(out)]) == 130
+    assert f"interrupted: 0 episodes are finished in {out}; rerun the same command to resume" in capsys.readouterr().err

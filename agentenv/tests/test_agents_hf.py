@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import pytest
@@ -261,13 +262,14 @@ def test_a_results_file_resumes_only_with_the_weights_it_was_played_with(tiny, t
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
 
-    def run(indices):
-        agent = HFAgent(str(folder), max_new_tokens=4)
+    def run(indices, path=str(folder)):
+        agent = HFAgent(path, max_new_tokens=4)
         tasks = [EvalTask("guess", [], i) for i in indices]
         return evaluate(agent, tasks, out, max_rounds=2, sources={"guess": LocalEnv(GuessEnv)}, progress=False)
 
     run([0])
-    run([0, 1])  # the same weights: the rest of the run
+    # the same weights, the folder spelled otherwise (it was refused as another agent): the rest of the run
+    run([0, 1], os.path.relpath(folder))
     assert len(out.read_text().splitlines()) == 2
     retrained = transformers.AutoModelForCausalLM.from_pretrained(folder)
     with torch.no_grad():

@@ -147,6 +147,21 @@ def test_client_errors_fail_at_once():
     assert len(fake.requests) == 1
 
 
+@pytest.mark.parametrize("status", [401, 403, 404])
+def test_a_refused_key_or_an_unknown_model_needs_other_settings_not_a_rerun(tmp_path, status):
+    """They ended with "rerun the same command to resume", which fails the same way."""
+    from agentenv.cli import main
+
+    app = scripted_app((status, {"error": {"message": "no"}}, {}))
+    with serving(app) as url, pytest.raises(SystemExit) as stop:
+        main(["eval", "--agent", f"openai:tiny@{url}/v1", "--env", "maze", "--local", "--indices", "18",
+              "--out", str(tmp_path / "out.jsonl"), "--no-progress"])
+    assert str(stop.value).startswith(f"error: the model endpoint refused the settings: {url}/v1/chat/completions: "
+                                      f"HTTP {status}")
+    assert ("--api-key" if status != 404 else "is model 'tiny' served there") in str(stop.value)
+    assert "rerun" not in str(stop.value)
+
+
 def test_context_overflow_stops_the_episode(capsys):
     class Verbose(GuessEnv):
         def reset(self, data_idx):

@@ -164,6 +164,23 @@ def test_the_expert_on_the_suite_of_the_cheap_envs(tmp_path, capsys):
     assert json.loads((out / "bench.json").read_text())["rows"] == record["rows"]
 
 
+def test_the_servers_bench_starts_serve_its_run_alone(tmp_path):
+    """They listened without a token: any local user could reach their sessions (session ids are predictable)."""
+    import argparse
+    from contextlib import ExitStack
+
+    import httpx
+
+    from agentenv.bench import _sources
+
+    with ExitStack() as stack:
+        (source,) = _sources(["maze"], argparse.Namespace(local=False, url=None), stack).values()
+        assert source.info()["env"] == "maze"  # its own client holds the token
+        url = source.base_urls[0]
+        assert httpx.get(f"{url}/maze/info").status_code == 401
+        assert httpx.get(f"{url}/maze/info", headers={"Authorization": "Bearer wrong"}).status_code == 401
+
+
 def _listening(url: str) -> bool:
     parts = urlsplit(url)
     with socket.socket() as s:

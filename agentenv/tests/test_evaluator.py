@@ -235,6 +235,53 @@ def test_resuming_a_file_of_episodes_played_otherwise_is_refused(tmp_path):
     assert len(lines(out)) == 2
 
 
+def test_episodes_with_no_record_of_their_run_are_not_taken_as_this_agent_s(tmp_path):
+    """A results file without its .meta.json (the refusal said to remove both; one removed only that) was
+    resumed by any agent, and the expert's episodes reported as that agent's.  A record that is no JSON
+    object is named."""
+    out = tmp_path / "run.jsonl"
+    evaluate(ExpertAgent(), tasks([0, 1]), out, sources=LOCAL, progress=False, print_table=False)
+    out.with_suffix(".meta.json").unlink()
+    with pytest.raises(ValueError, match=r"run.jsonl holds 2 finished episodes but no run.meta.json"):
+        evaluate(Counter(), tasks([0, 1, 2]), out, sources=LOCAL, progress=False)
+    assert len(lines(out)) == 2
+    out.with_suffix(".meta.json").write_text("{oops")
+    with pytest.raises(ValueError, match=r"run.meta.json is not a run's record \(Expecting"):
+        evaluate(Counter(), tasks([0]), out, sources=LOCAL, progress=False)
+    out.with_suffix(".meta.json").write_text("[]")
+    with pytest.raises(ValueError, match=r"run.meta.json is not a run's record \(a JSON list, not an object\)"):
+        evaluate(Counter(), tasks([0]), out, sources=LOCAL, progress=False)
+
+
+def test_a_second_run_into_the_same_file_at_once_is_refused(tmp_path):
+    """Two runs at once into one file wrote 587 lines for 300 tasks and lost the first run's end record."""
+    import threading
+
+    out, started, go_on = tmp_path / "run.jsonl", threading.Event(), threading.Event()
+
+    class Waiting(Counter):
+        def act(self, episodes):
+            started.set()
+            go_on.wait(30)
+            return super().act(episodes)
+
+    first = threading.Thread(
+        target=evaluate, args=(Waiting(), tasks([0, 1]), out), kwargs={"sources": LOCAL, "progress": False}
+    )
+    first.start()
+    try:
+        assert started.wait(30)
+        with pytest.raises(ValueError, match=r"run.jsonl is being written by another run: wait for it to end"):
+            evaluate(Counter(), tasks([0, 1]), out, sources=LOCAL, progress=False)
+    finally:
+        go_on.set()
+        first.join(30)
+    assert sorted(line["item_id"] for line in lines(out)) == ["guess_0", "guess_1"]
+    (run,) = json.loads(out.with_suffix(".meta.json").read_text())["runs"]
+    assert run["episodes_finished"] == 2
+    evaluate(Counter(), tasks([0, 1]), out, sources=LOCAL, progress=False)  # once it ended, the file is free
+
+
 def test_a_run_of_fewer_envs_keeps_the_others_settings_for_the_next_check(tmp_path):
     """guess and other played, then guess alone: other's round limit is still recorded, so a later run of
     other with another limit is refused (it replaced the file's limits with guess's only, and passed)."""

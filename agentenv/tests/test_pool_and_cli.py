@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -165,6 +166,7 @@ def test_clients_and_the_cli_send_the_token_from_the_environment(tmp_path, monke
         (["--indices", "1:2:3:4"], "argument --indices: bad '1:2:3:4'"),
         (["--indices", ","], "argument --indices: ',' names no task"),
         (["--concurrency", "0"], "argument --concurrency: must be at least 1, not 0"),
+        (["--env", ","], "argument --env: ',' names nothing"),  # it ran no env, and said all was well
         (["--concurrency", "many"], "argument --concurrency: 'many' is not a whole number"),
         (["--temperature", "-0.5"], "argument --temperature: must be 0 (greedy) or more, not -0.5"),
         (["--temperature", "nan"], "argument --temperature: must be 0 (greedy) or more, not nan"),
@@ -207,6 +209,48 @@ def test_a_failure_no_command_foresaw_is_still_one_line(tmp_path, monkeypatch):
         agentenv_main(["compare", "a.jsonl", "b.jsonl"])
     assert exit_.value.code == ("error: OSError: We couldn't connect to 'https://huggingface.co'. Check your internet "
                                 "connection. (rerun with --debug for the traceback)")
+
+
+def test_a_path_that_cannot_be_used_is_named_in_one_line(tmp_path):
+    """A folder given for a results file, a file where a folder must be, a path with no permission: each was
+    "error: IsADirectoryError: [Errno 21] ..." and the like, naming a temp file at times."""
+    from agentenv.cli import main as agentenv_main
+
+    (tmp_path / "adir.jsonl").mkdir()
+    (tmp_path / "afile").write_text("")
+    for name, success in (("a", "true"), ("b", "false")):
+        (tmp_path / f"{name}.jsonl").write_text("".join(f'{{"item_id": "maze_{i}", "success": {success}}}\n' for i in range(3)))
+    base = ["eval", "--agent", "expert", "--env", "maze", "--local", "--limit", "1", "--no-progress", "--out"]
+    for argv, path, problem in [
+        ([*base, str(tmp_path / "adir.jsonl")], tmp_path / "adir.jsonl", "Is a directory"),
+        ([*base, str(tmp_path / "afile" / "x.jsonl")], tmp_path / "afile", "File exists"),
+        (["compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--json", str(tmp_path / "adir.jsonl")],
+         tmp_path / "adir.jsonl", "Is a directory"),
+    ]:
+        with pytest.raises(SystemExit) as exit_:
+            agentenv_main(argv)
+        assert exit_.value.code == f"error: {path}: {problem}: give another path"
+    with pytest.raises(SystemExit, match=r"adir.jsonl: a folder, not an episodes file$"):
+        agentenv_main(["compare", str(tmp_path / "adir.jsonl"), str(tmp_path / "b.jsonl")])
+
+
+def test_eval_takes_every_installed_env_as_collect_does():
+    """`eval --env all` asked for "the URL of a all server"."""
+    from agentenv.registry import installed_envs
+
+    args = argparse.Namespace(env=["all"])
+    commands._expand_all(args)
+    assert args.env == installed_envs()
+
+
+def test_serve_refuses_more_workers_than_the_machine_can_hold(capsys):
+    """`serve --workers 1000` began starting 1000 processes on two cores."""
+    from agentenv.cli import main as agentenv_main
+
+    most = 8 * (os.cpu_count() or 1)
+    with pytest.raises(SystemExit):
+        agentenv_main(["serve", "maze", "--workers", str(most + 1)])
+    assert f"argument --workers: must be at most {most} (8 per core of this machine), not {most + 1}" in capsys.readouterr().err
 
 
 def test_a_commands_own_errors_are_one_line_and_debug_shows_the_exception():

@@ -30,6 +30,17 @@ def test_raw_indices_outside_the_default_split_are_named_with_their_split():
     assert "tasks 0, 1 are in its train split, not test" in warning and "--split test --indices" in warning
 
 
+def test_raw_indices_the_env_does_not_serve_are_refused_before_anything_plays():
+    """An index outside every split was played anyway: every episode an env error, and a rerun failed the same
+    way.  The env's own rule decides (BabyAI serves seeds beyond its splits)."""
+    with pytest.raises(ValueError, match=r"^guess: task index 99999 is outside every guess split"):
+        select_tasks("guess", SOURCE, default_split="test", indices=[100, 99999])
+    babyai = pytest.importorskip("agentenv_babyai")
+    with LocalEnv(babyai.BabyAIEnv) as source:
+        chosen = select_tasks("babyai", source, default_split="test", indices=[500_000])
+        assert chosen.indices == [500_000] and "in no split" in chosen.warnings[0]
+
+
 def test_an_unknown_split_is_refused():
     with pytest.raises(ValueError, match=r"guess: no split 'dev' \(it has: train, test\)"):
         select_tasks("guess", SOURCE, default_split="test", split="dev")
@@ -43,6 +54,9 @@ def test_a_sample_keeps_the_type_mix_and_is_seeded():
     assert select_tasks("guess", SOURCE, default_split="train", sample=20, seed=4).indices != chosen.indices
     limited = select_tasks("guess", SOURCE, default_split="train", sample=20, seed=3, limit=5)
     assert limited.indices == chosen.indices[:5]
+    whole = select_tasks("guess", SOURCE, default_split="test", sample=1000)  # it said nothing
+    assert whole.indices == list(range(100, 140))
+    assert whole.warnings == ["guess: --sample 1000 is more than the 40 tasks chosen: all of them play"]
 
 
 def test_a_small_sample_still_covers_every_type_and_a_skewed_mix_keeps_its_shares():

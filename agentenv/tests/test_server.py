@@ -602,6 +602,39 @@ def test_starting_a_server_on_a_port_another_server_holds_fails():
             ServerProcesses(["counter"], ports={"counter": port}, startup_timeout_s=30).start()
 
 
+def test_serve_refuses_a_blank_token_and_a_host_it_cannot_resolve():
+    """A blank --token was taken (for --host 0.0.0.0 too: every client then refused), and a host that does
+    not resolve printed the resolver's own error, not the hint meant for it."""
+    import subprocess
+    import sys
+
+    from agentenv.testing import free_port
+
+    for argv, message in [
+        (["--token", " "], "error: the token is blank: give one, or none for a loopback server open to its host's users"),
+        (["--host", "0.0.0.0", "--token", " "], "error: the token is blank"),
+        (["--host", "nosuch.invalid"], "error: cannot resolve host 'nosuch.invalid': give --host 127.0.0.1"),
+    ]:
+        command = [sys.executable, "-m", "agentenv.cli", "serve", "maze", "--port", str(free_port()), *argv]
+        try:  # a server that starts would serve until stopped
+            done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired as exc:
+            raise AssertionError(f"{argv}: it served") from exc
+        assert done.returncode == 1 and done.stderr.startswith(message), done.stderr
+
+
+def test_servers_started_on_an_ipv6_loopback_are_reached_there():
+    """`up --host ::1` failed: the URLs were built without brackets (``http://::1:47260``)."""
+    from agentenv.client import EnvClient
+    from agentenv.server.launcher import ServerProcesses, free_ports
+
+    port = free_ports(1, "::1")[0]
+    with ServerProcesses(["lmrlgym"], host="::1", ports={"lmrlgym": port}, startup_timeout_s=60) as urls:
+        assert urls == {"lmrlgym": f"http://[::1]:{port}"}
+        with EnvClient("maze", urls["lmrlgym"]) as client:
+            assert client.info()["env"] == "maze"
+
+
 def test_ports_drawn_together_are_distinct_and_free():
     from agentenv.server.launcher import free_ports
 
@@ -674,7 +707,10 @@ def test_the_root_answers_and_queries_take_get_and_post(http):
         assert http.get("/counter/target", params={"id": sid}).json() == 3
         assert http.post("/counter/target", json={"id": sid}).json() == 3  # AgentGym's POST form (BabyAI's render)
         refused = http.post("/counter/target", json={"id": sid, "extra": 1})  # the method takes no argument
-        assert refused.status_code == 422 and "TypeError" in refused.json()["error"]
+        assert refused.status_code == 422
+        assert refused.json()["error"] == "counter's target query: got an unexpected keyword argument 'extra'"
+        # the session lives on (a mistyped argument of BabyAI's /render ended it)
+        assert http.get("/counter/target", params={"id": sid}).json() == 3
     finally:
         http.post("/counter/close", json={"id": sid})
 

@@ -62,7 +62,7 @@ class EnvClient:
         self.backoff_s = backoff_s
         if token is None:
             token = os.environ.get(TOKEN_ENV_VAR)
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers = {"Authorization": f"Bearer {token.strip()}"} if token and token.strip() else {}
         limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
         self.http = httpx.Client(
             base_url=f"{self.base_url}/{self.env}", timeout=timeout, headers=headers, limits=limits

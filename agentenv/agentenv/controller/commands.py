@@ -61,7 +61,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 def _add_task_options(p: argparse.ArgumentParser, default_split: str, out_required: bool = True) -> None:
     p.add_argument("--env", "--envs", action=ListOption, deprecated="--envs", required=True, metavar="ENV",
-                   help="environments: names, space- or comma-separated")
+                   help="environments: names, space- or comma-separated; all: every installed env")
     p.add_argument("--url", "--urls", action=ListOption, deprecated="--urls", default=[], metavar="URL",
                    help="server base URLs for every env, or NAME=URL for one (default: each env's own port)")
     p.add_argument("--local", action="store_true", help="run the envs in this process (no servers)")
@@ -147,10 +147,15 @@ def _servers_hint(args: argparse.Namespace) -> str:
 
 
 def _resume_hint(args: argparse.Namespace) -> str:
+    return resume_advice(args.out)
+
+
+def resume_advice(out: str | Path) -> str:
+    """What a stopped run of results file ``out`` kept, and how to go on."""
     from agentenv.controller.evaluator import latest_episodes
     from agentenv.data.trajectory import read_trajectories
 
-    out = Path(args.out)
+    out = Path(out)
     finished = latest_episodes(read_trajectories(out)) if out.exists() else []  # as the resume reads them
     return f"{len(finished)} episodes are finished in {out}; rerun the same command to resume"
 
@@ -189,6 +194,7 @@ def run_eval(args: argparse.Namespace) -> int:
     from agentenv.controller.agents import agent_from_spec
     from agentenv.controller.evaluator import evaluate
 
+    _expand_all(args)
     sources = env_sources(args.env, args)
     try:
         tasks = _tasks(sources, args)
@@ -214,10 +220,7 @@ def run_collect(args: argparse.Namespace) -> int:
 
     if (args.out is None) == (args.out_dataset is None):
         raise ValueError("give --out FILE.jsonl or --out-dataset DIR (one of them)")
-    if args.env == ["all"]:
-        from agentenv.registry import installed_envs
-
-        args.env = installed_envs()
+    _expand_all(args)
     sizes = {}
     if args.out_dataset is not None:
         from agentenv.data.export import check_dataset_target, raw_path
@@ -244,6 +247,14 @@ def run_collect(args: argparse.Namespace) -> int:
     finally:
         for source in sources.values():
             source.close()
+
+
+def _expand_all(args: argparse.Namespace) -> None:
+    """``--env all``: every installed env."""
+    if args.env == ["all"]:
+        from agentenv.registry import installed_envs
+
+        args.env = installed_envs()
 
 
 def _dataset_sizes(envs: list[str]) -> dict[str, int]:

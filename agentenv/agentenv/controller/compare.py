@@ -30,7 +30,7 @@ from agentenv.data.trajectory import read_records
 def successes(path: Path) -> dict[str, bool]:
     """``{item_id: success}`` of an episodes file (one episode per task)."""
     if not path.is_file():
-        raise ValueError(f"{path}: no such episodes file")
+        raise ValueError(f"{path}: {'a folder, not an' if path.is_dir() else 'no such'} episodes file")
     result: dict[str, bool] = {}
     for number, episode in enumerate(read_records(path, "episodes"), 1):  # JSONL, or a .json list
         if not isinstance(episode, dict) or not {"item_id", "success"} <= episode.keys():

@@ -8,6 +8,7 @@ a rerun with the same arguments skips every (item id, sample) already in the fil
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sys
@@ -68,7 +69,7 @@ def evaluate(
     if out_path.suffix != ".jsonl":
         raise ValueError(f"results file {out_path} must end in .jsonl: episodes are appended one a line")
     tasks = list({(t.env, t.data_idx): t for t in tasks}.values())  # the same task twice is one task
-    with _env_sources(tasks, sources) as envs:
+    with _only_writer(out_path), _env_sources(tasks, sources) as envs:
         rollout = Rollout(agent, envs, concurrency=concurrency, max_rounds=max_rounds)
         infos = {env: rollout.info(env) for env in envs}
         wanted = {(f"{t.env}_{t.data_idx}", k) for t in tasks for k in range(samples_per_task)}
@@ -185,6 +186,21 @@ def episode_seed(seed: int, item_id: str, sample: int) -> int:
 
 # --- helpers ---------------------------------------------------------------------------------------
 @contextmanager
+def _only_writer(out_path: Path) -> Iterator[None]:
+    """Hold ``out_path`` for this run: two runs writing one results file at once duplicated its episodes and
+    lost records of its ``.meta.json``.  The lock is the kernel's, so it goes with the process however it ends."""
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with out_path.open("a") as held:
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(
+                f"{out_path} is being written by another run: wait for it to end, or give another --out"
+            ) from None
+        yield
+
+
+@contextmanager
 def _env_sources(tasks: list[EvalTask], given: Mapping[str, EnvSource] | None) -> Iterator[dict[str, EnvSource]]:
     """Each env's source: the ``given`` one, else a :class:`RemoteEnv` on the tasks' URLs, closed on exit."""
     urls: dict[str, list[str]] = {}
@@ -230,11 +246,22 @@ def _record_run_start(
     """Open this run's record in ``.meta.json``.  A file holding ``held`` finished episodes (``reused`` of
     them this run's tasks) played with other settings (agent, sampling, round limits) is refused, whichever
     tasks they were: the file and its report would then hold two agents' episodes under one's settings."""
-    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+    results = meta_path.with_suffix("").with_suffix(".jsonl")
+    if held and not meta_path.exists():  # nothing says how they were played: they could be any agent's
+        raise ValueError(
+            f"{results} holds {held} finished episodes but no {meta_path.name} saying how they were played: give "
+            "another --out (or remove the file to start over)"
+        )
+    try:
+        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        if not isinstance(meta, dict):
+            raise ValueError(f"a JSON {type(meta).__name__}, not an object")
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ValueError(f"{meta_path} is not a run's record ({exc}): give another --out, or remove it") from None
     changed = _changed_since(meta, settings)
     if held and changed:
         raise ValueError(
-            f"{meta_path.with_suffix('').with_suffix('.jsonl')} holds {held} finished episodes of a run with "
+            f"{results} holds {held} finished episodes of a run with "
             f"{'; '.join(changed)}: this run's would be mixed with them under its settings. Give another --out "
             "(or remove the file and its .meta.json to start over)"
         )
@@ -252,11 +279,14 @@ def _record_run_start(
 
 def _changed_since(meta: dict[str, Any], settings: dict[str, Any]) -> list[str]:
     """What changes the episodes between a results file's recorded settings and a new run's: the agent
-    (but its endpoint's URL), temperature, seed (unless both are greedy) and the round limit of an env both
-    played."""
+    (but its endpoint's URL, and the name of a local model whose weights are the same), temperature, seed
+    (unless both are greedy) and the round limit of an env both played."""
     changed = []
     greedy = meta.get("temperature") == 0 and settings["temperature"] == 0  # greedy decoding ignores the seed
     ignored = {"url", "seed"} if greedy else {"url"}
+    weights = (meta.get("agent") or {}).get("weights")
+    if weights and weights == settings["agent"].get("weights"):  # one model, its folder named otherwise (./m, /x/m)
+        ignored.add("name")
     agent = {k: v for k, v in (meta.get("agent") or {}).items() if k not in ignored}
     # a setting the file does not record (written before the agent reported it) cannot be compared
     now = {k: v for k, v in settings["agent"].items() if k not in ignored and k in agent}

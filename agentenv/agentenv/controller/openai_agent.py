@@ -197,6 +197,13 @@ class OpenAIAgent(Agent):
                     ):
                         episode.stop("context_overflow", failure)
                         return ""
+                    if response.status_code in (401, 403):  # no rerun helps: the key must change
+                        raise AgentSettingsError(f"{self.url}: {failure}; give its key with --api-key or $OPENAI_API_KEY")
+                    if response.status_code == 404:
+                        raise AgentSettingsError(
+                            f"{self.url}: {failure}; is model {self.model!r} served there (GET .../v1/models "
+                            "lists them), and does the URL end where the API begins (.../v1)?"
+                        )
                     if not is_retryable(response.status_code):
                         raise AgentError(f"{self.url}: {failure}")
                     retry_after = _retry_after_s(response.headers)

@@ -4,7 +4,8 @@
 - ``split`` with ``indices``: the tasks at those *positions* of the split (``--split test --indices 5:10`` is
   the test split's sixth to tenth task), refused when a position is past the split's end;
 - ``indices`` alone: raw task indices, as AgentGym names tasks; a warning names the split of any that lie
-  outside the run's default split (TextCraft's tasks 0-1 are train tasks, not test ones);
+  outside the run's default split (TextCraft's tasks 0-1 are train tasks, not test ones), and one the env
+  does not serve is refused before anything is played;
 - ``sample``: that many of the chosen tasks, drawn with ``seed``, in proportion to their task types (every
   type at least once when the sample is large enough), kept in the split's order;
 - ``limit``: the first that many.
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentenv.env import info_splits
+from agentenv.protocol import BadRequest
 
 
 @dataclass
@@ -62,6 +64,11 @@ def select_tasks(
         for idx in chosen:
             if idx not in splits.get(default_split, ()):
                 elsewhere[next((name for name, r in splits.items() if idx in r), "no")].append(idx)
+        if elsewhere.get("no"):  # asked of the env, which refuses an index it does not serve, as its reset would
+            try:
+                task_types(source, elsewhere["no"])
+            except BadRequest as exc:
+                raise ValueError(f"{env}: {exc.message}") from None
         for name, found in elsewhere.items():
             warnings.append(
                 f"{env}: tasks {listing(found)} are in {'its ' + name if name != 'no' else 'no'} split, not "
@@ -71,6 +78,8 @@ def select_tasks(
         chosen = list(splits[split or default_split])
     if sample and sample < len(chosen):
         chosen = stratified_sample(chosen, task_types(source, chosen), sample, seed)
+    elif sample > len(chosen):
+        warnings.append(f"{env}: --sample {sample} is more than the {len(chosen)} tasks chosen: all of them play")
     if limit:
         chosen = chosen[:limit]
     return TaskSelection(env, chosen, warnings)

@@ -21,7 +21,9 @@ def resolve_token(token: str | None) -> str | None:
     """The token given, else the ``AGENTENV_TOKEN`` environment variable, else ``None`` (open server)."""
     if token is None:
         token = os.environ.get(TOKEN_ENV_VAR) or None
-    return token
+    if token is not None and not token.strip():  # asked for, and would leave the server open (or shut to all)
+        raise ValueError("the token is blank: give one, or none for a loopback server open to its host's users")
+    return None if token is None else token.strip()  # a header's value arrives stripped
 
 
 def bearer_auth(token: str) -> Callable[[Request], Awaitable[None]]:

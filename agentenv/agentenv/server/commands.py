@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -42,10 +43,18 @@ def _add_server_options(p: argparse.ArgumentParser) -> None:
                    help="a full server closes the least recently used session idle this long for a new client")
     p.add_argument("--deadline", type=seconds,
                    help="seconds one env call may take before its session is ended, 504 (default: the env's own)")
-    p.add_argument("--workers", type=whole_number(1), default=1,
+    p.add_argument("--workers", type=_worker_count, default=1,
                    help="processes serving on the one port, each session kept on its own (docs/protocol.md, Workers)")
     p.add_argument("--token", default=None,
                    help="require 'Authorization: Bearer TOKEN'; better set AGENTENV_TOKEN, which ps does not show")
+
+
+def _worker_count(text: str) -> int:
+    """A number of server processes: at least 1, at most 8 per core (each holds its envs in memory)."""
+    value, most = whole_number(1)(text), 8 * (os.cpu_count() or 1)
+    if value > most:
+        raise argparse.ArgumentTypeError(f"must be at most {most} (8 per core of this machine), not {value}")
+    return value
 
 
 def _named_port(text: str) -> tuple[str, int]:

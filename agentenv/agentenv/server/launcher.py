@@ -64,9 +64,8 @@ def serve(
         raise SystemExit(f"error: {problem}")
     settings["loopback_only"] = is_loopback(host)
     if PARENT_PID_VAR not in os.environ:  # `up` and the other starters print their own URLs
-        where = f"[{host}]" if ":" in host else host
         routes = ", ".join(f"/{cls.name}/" for cls in envs)
-        print(f"serving {routes} at http://{where}:{port} ({workers} worker{'s' * (workers > 1)}); Ctrl-C stops",
+        print(f"serving {routes} at {base_url(host, port)} ({workers} worker{'s' * (workers > 1)}); Ctrl-C stops",
               file=sys.stderr, flush=True)
     if workers > 1:
         from .workers import serve_workers
@@ -123,7 +122,7 @@ class ServerProcesses:
 
     @property
     def urls(self) -> dict[str, str]:
-        return {name: f"http://{self.host}:{port}" for name, port in self.ports.items()}
+        return {name: base_url(self.host, port) for name, port in self.ports.items()}
 
     def start(self) -> dict[str, str]:
         # another server on the port would answer our health checks while our own one fails to bind
@@ -206,27 +205,37 @@ def _serves(health: httpx.Response, envs: list[str], pid: int) -> bool:
 
 def _agentenv_server_at(host: str, port: int) -> list[str]:
     """The envs an agentenv server listening at ``host:port`` serves (``["maze", "wordle"]``), or []."""
-    address = f"[{host}]" if ":" in host else host
     try:
-        health = _health_of(httpx.get(f"http://{address}:{port}/health", timeout=2))
+        health = _health_of(httpx.get(f"{base_url(host, port)}/health", timeout=2))
     except httpx.HTTPError:
         return []
     return [str(env) for env in health[0] if env] if health else []  # None: another program
+
+
+def base_url(host: str, port: int) -> str:
+    """``http://host:port``, an IPv6 address in brackets (``http://[::1]:8000``)."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
     """``count`` distinct ports free on ``host`` now: all are held at once while chosen, so two servers
     started together never draw the same one (one at a time, the kernel may hand a just-freed port out again)."""
     with contextlib.ExitStack() as stack:
-        sockets = [stack.enter_context(socket.socket()) for _ in range(count)]
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sockets = [stack.enter_context(socket.socket(family)) for _ in range(count)]
         for sock in sockets:
             sock.bind((host, 0))
         return [sock.getsockname()[1] for sock in sockets]
 
 
 def open_without_token(host: str, token: str | None) -> str | None:
-    """Why a server may not listen on ``host`` as it is asked to: beyond loopback, only with a token."""
-    if is_loopback(host) or resolve_token(token):
+    """Why a server may not listen on ``host`` as it is asked to: beyond loopback, only with a token (and a
+    token given is not blank)."""
+    try:
+        token = resolve_token(token)
+    except ValueError as exc:
+        return str(exc)
+    if is_loopback(host) or token:
         return None
     return (f"--host {host} lets other machines reach the server: give --token T as well (or set {TOKEN_ENV_VAR}), "
             "which every client then has to send")
@@ -238,9 +247,9 @@ def _cannot_bind(host: str, port: int, name: str) -> str | None:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     try:
         socket.create_server((host, port), family=family).close()
-    except socket.gaierror:
-        return f"cannot resolve host {host!r}: give --host 127.0.0.1 or one of this machine's addresses"
     except OSError as exc:
+        if exc.errno is not None and exc.errno < 0:  # getaddrinfo's (create_server re-raises them as OSError)
+            return f"cannot resolve host {host!r}: give --host 127.0.0.1 or one of this machine's addresses"
         if exc.errno == errno.EADDRINUSE:
             served = _agentenv_server_at(host, port)
             if served:

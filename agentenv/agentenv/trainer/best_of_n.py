@@ -49,6 +49,10 @@ class BestOfNConfig(EnvSettings):
     request_timeout: float = 120.0
 
     def __post_init__(self) -> None:
+        if self.n < 1:
+            raise ValueError(f"n must be at least 1, not {self.n}")
+        if self.limit < 0:
+            raise ValueError(f"limit must not be negative (0: the whole split), not {self.limit}")
         if self.max_retries < 0:
             raise ValueError(f"max_retries must not be negative, not {self.max_retries}")
         if not self.request_timeout > 0:
@@ -141,8 +145,6 @@ def run_best_of_n(
     from agentenv.controller.evaluator import EvalTask, evaluate, latest_episodes
     from agentenv.data.trajectory import read_trajectories
 
-    if cfg.n < 1:
-        raise ValueError("n must be at least 1")
     check_agent_spec(cfg.agent)  # before the env sources open: starting local servers takes a while
     envs = open_sources(cfg, sources)
     try:

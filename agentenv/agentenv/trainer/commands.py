@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agentenv.controller.commands import one_line_errors, start_servers_hint
+from agentenv.controller.commands import one_line_errors, resume_advice, start_servers_hint
 from agentenv.trainer.config_args import add_dataclass_args, dataclass_from_args
 from agentenv.trainer.runs import print_summary
 
@@ -106,8 +107,12 @@ def _best_of_n(args: argparse.Namespace) -> int:
     from agentenv.trainer.best_of_n import BestOfNConfig, run_best_of_n
 
     cfg = dataclass_from_args(BestOfNConfig, args)
-    run_best_of_n(cfg)  # prints its table
     out = Path(cfg.out)
+    try:
+        run_best_of_n(cfg)  # prints its table
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: {resume_advice(out)}", file=sys.stderr)
+        return 130
     print(f"summary: {out.with_name(out.stem + '.best_of_n.json')} and .md; episodes: {out}")
     return 0
 
