@@ -12,6 +12,24 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 
 
+@contextlib.contextmanager
+def held_by_this_run(path: str | os.PathLike, busy: str) -> Iterator[None]:
+    """Hold ``path`` (a folder, or a file made if missing) while the block runs, or raise ``ValueError(busy)``
+    when another run holds it: two runs writing one results file or output folder at once duplicate and lose
+    work.  The lock is the kernel's (``flock``), so it goes with the process however that ends."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDONLY | (0 if os.path.isdir(path) else os.O_CREAT), 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(busy) from None
+        yield
+    finally:
+        os.close(fd)
+
+
 def interrupt_on_sigterm() -> None:
     """Make SIGTERM (a process manager's, Slurm's before a kill) raise ``KeyboardInterrupt`` like Ctrl-C, so
     ``finally`` blocks run: servers stop, child process groups are ended.  SIGINT is set too, because a

@@ -309,7 +309,7 @@ def test_records_that_are_not_trajectories_are_named(tmp_path):
     """A record without AgentTraj's fields names its file and place; a file with no trajectory at all is
     refused by name rather than handed to training empty."""
     (tmp_path / "a.jsonl").write_text(json.dumps({"item_id": "maze_0", "conversations": []}) + "\n" + '{"id": 1}\n')
-    with pytest.raises(ValueError, match=r"a.jsonl: record 2 is not an AgentTraj trajectory \(it has no 'item_id'\)"):
+    with pytest.raises(ValueError, match=r"a.jsonl: line 2 is not an AgentTraj trajectory \(it has no 'item_id'\)"):
         list(read_trajectories(tmp_path / "a.jsonl"))
     (tmp_path / "b.json").write_text(json.dumps([{"item_id": "maze_0", "conversations": [1]}]))
     with pytest.raises(ValueError, match="b.json: record 1 is not an AgentTraj trajectory"):
@@ -317,13 +317,30 @@ def test_records_that_are_not_trajectories_are_named(tmp_path):
     # a loss that is not a boolean trained in one reader and not in the other ("false" is truthy)
     turns = [{"from": "human", "value": "x"}, {"from": "gpt", "value": "a", "loss": "false"}]
     (tmp_path / "d.jsonl").write_text(json.dumps({"item_id": "maze_0", "conversations": turns}) + "\n")
-    with pytest.raises(ValueError, match=r"record 1 is not an AgentTraj trajectory \(a turn's loss is true, false or null, not 'false'\)"):
+    with pytest.raises(ValueError, match=r"line 1 is not an AgentTraj trajectory \(a turn's loss is true, false or null, not 'false'\)"):
         list(read_trajectories(tmp_path / "d.jsonl"))
     with pytest.raises(ValueError, match="a turn's loss is true, false or null"):
         load_trajectory_dataset(tmp_path / "d.jsonl")
     (tmp_path / "c.jsonl").write_text("not json\n")
     with pytest.raises(ValueError, match="no trajectories in .*c.jsonl"):
         load_trajectory_dataset(tmp_path / "c.jsonl")
+    # "false" counted as a success (--successes-only kept it)
+    (tmp_path / "e.jsonl").write_text(json.dumps({"item_id": "maze_0", "conversations": [], "success": "false"}) + "\n")
+    with pytest.raises(ValueError, match=r"line 1 is not an AgentTraj trajectory \(success is true or false, not 'false'\)"):
+        list(read_trajectories(tmp_path / "e.jsonl"))
+    # a line's place is its line (a cut line before it made "record 3" of line 4), a list no object, an
+    # empty .json file empty (it was "line 1 is not JSON (Expecting value)")
+    good = json.dumps({"item_id": "maze_0", "conversations": []})
+    (tmp_path / "f.jsonl").write_text(f'{good}\n{{"item_id": "maze_1", "conv\n{good}\n[1, 2]\n')
+    with pytest.raises(ValueError, match=r"f.jsonl: line 4 is not an AgentTraj trajectory \(it is a JSON list, not an object\)"):
+        list(read_trajectories(tmp_path / "f.jsonl"))
+    (tmp_path / "g.json").write_text("")
+    with pytest.raises(ValueError, match=r"g.json is empty: a trajectory file is a JSON list"):
+        list(read_trajectories(tmp_path / "g.json"))
+    # a file of another kind beside good ones was read as JSON lines, every line skipped with a warning
+    (tmp_path / "shard.parquet").write_bytes(b"PAR1\x00\x01")
+    with pytest.raises(ValueError, match=r"shard.parquet is no .json or .jsonl file of trajectories"):
+        load_trajectory_dataset([tmp_path / "shard.parquet", tmp_path / "c.jsonl"])
 
 
 def test_packing_and_collation():

@@ -115,3 +115,12 @@ def test_train_bc_trains_from_the_folder(dataset, base_model, tmp_path):
     log = read_log(out)
     assert [line["step"] for line in log] == [1, 2] and all(line["loss"] > 0 for line in log)
     assert is_done(out) and (out / "model.safetensors").exists()
+
+
+def test_its_shards_folder_names_the_dataset_folder_to_give(dataset):
+    """`--data DIR/data` said "no trajectories": its parquet shards are read through the folder above."""
+    from agentenv.data.dataset import load_trajectory_dataset
+
+    with pytest.raises(ValueError, match=r"data holds the shards of the dataset folder .*expert: give that folder"):
+        load_trajectory_dataset(dataset / "data")
+    assert load_trajectory_dataset(dataset).num_rows == 12

@@ -48,7 +48,7 @@ def fixed_batch(cfg: BCConfig):
     from agentenv.trainer.engine import load_tokenizer
 
     tokenizer = load_tokenizer(cfg)
-    return DataCollator(tokenizer.pad_token_id)(build_examples(cfg, tokenizer))
+    return DataCollator(tokenizer.pad_token_id)(build_examples(cfg, tokenizer)[0])
 
 
 def model_loss(path: Path, batch) -> float:
@@ -177,8 +177,8 @@ def test_packed_rows_give_the_loss_of_their_conversations_one_by_one(base_model,
 
     cfg = config(base_model, data, tmp_path / "bc", max_length=300)
     tokenizer = load_tokenizer(cfg)
-    alone = build_examples(cfg, tokenizer)
-    packed = build_examples(config(base_model, data, tmp_path / "bc", max_length=300, packing=True), tokenizer)
+    alone, _ = build_examples(cfg, tokenizer)
+    packed, _ = build_examples(config(base_model, data, tmp_path / "bc", max_length=300, packing=True), tokenizer)
     assert len(packed) < len(alone) and len({len(row["input_ids"]) for row in packed}) > 1
     model = AutoModelForCausalLM.from_pretrained(base_model)
     collate, objective = DataCollator(tokenizer.pad_token_id), LanguageModelObjective()
@@ -205,7 +205,7 @@ def test_checkpoints_of_another_run_are_refused_or_cleared(base_model, data, tmp
     out = tmp_path / "bc"
     train_bc(config(base_model, data, out, max_steps=6, save_every=1, delete_checkpoints_when_done=False))
     (out / "train_state.json").unlink()  # an earlier, unfinished run of 6 steps left step-5 and step-6
-    with pytest.raises(ValueError, match="belongs to a run of 6 steps, this one has 4"):
+    with pytest.raises(ValueError, match=r"step-5 was saved with other settings \(max_steps\)"):
         train_bc(config(base_model, data, out, save_every=1))
     train_bc(config(base_model, data, out, save_every=1, resume=False, delete_checkpoints_when_done=False))
     assert sorted(p.name for p in (out / CHECKPOINTS).iterdir()) == ["step-2", "step-3"]  # this run's (4 is final)
@@ -446,3 +446,84 @@ def test_a_path_given_relative_is_written_resolved_so_a_run_resumes_from_another
     monkeypatch.chdir(tmp_path / "a")
     assert changed_settings(saved_before, config("d.jsonl").to_json()) == []  # resumed where it was started
     assert changed_settings(first.to_json(), config("d.jsonl").to_json() | {"model": "org/other"}) == ["model"]
+
+
+def test_a_resume_over_other_data_or_processes_is_refused_and_settings_before_the_model_loads(
+    base_model, data, tmp_path, monkeypatch
+):
+    """Data appended to the training file between a kill and the rerun (a `collect` into it), or another
+    number of processes, resumed at step N over other batches; another setting was refused only after the
+    data was tokenized and the model loaded (minutes for a 7B)."""
+    from agentenv.trainer import bc
+
+    out, changed = tmp_path / "bc", tmp_path / "maze.jsonl"
+    shutil.copy(data, changed)
+    train_bc(config(base_model, changed, out, save_every=1, delete_checkpoints_when_done=False))
+    (out / "train_state.json").unlink()  # unfinished: it resumes from step-3
+    state = out / CHECKPOINTS / "step-3" / "trainer_state.json"
+    saved = json.loads(state.read_text())
+    assert saved["data"]["examples"] == 8 and saved["data"]["processes"] == 1
+
+    lines = changed.read_text().splitlines(keepends=True)
+    changed.write_text("".join(lines + lines[:1]))
+    with pytest.raises(ValueError, match=r"step-3 was saved training on other data \(8 examples, now 9\)"):
+        train_bc(config(base_model, changed, out, save_every=1))
+    changed.write_text("".join(lines[1:] + lines[:1]))  # the same examples in another order
+    with pytest.raises(ValueError, match=r"other data \(8 examples, now 8, other ones\)"):
+        train_bc(config(base_model, changed, out, save_every=1))
+    changed.write_text("".join(lines))
+
+    state.write_text(json.dumps(saved | {"data": saved["data"] | {"processes": 2}}))
+    with pytest.raises(ValueError, match=r"step-3 was saved by a run of 2 processes, this one has 1: a step's batch"):
+        train_bc(config(base_model, changed, out, save_every=1))
+    state.write_text(json.dumps(saved))
+
+    def loads(*_args):
+        raise AssertionError("the tokenizer loaded before the settings were checked")
+
+    monkeypatch.setattr(bc, "load_tokenizer", loads)
+    with pytest.raises(ValueError, match=r"other settings \(learning_rate\)"):
+        train_bc(config(base_model, changed, out, save_every=1, learning_rate=1e-5))
+    monkeypatch.undo()
+    train_bc(config(base_model, changed, out, save_every=1))  # the first run's data and settings: it goes on
+    assert [line["step"] for line in read_log(out)] == [1, 2, 3, 4]
+
+
+def test_a_second_run_into_the_same_folder_at_once_is_refused(base_model, data, tmp_path):
+    """Two at once: the second resumed the first's checkpoints, deleted its save in progress, and the log
+    held 63 lines for 40 steps."""
+    from agentenv.processes import held_by_this_run
+
+    out = tmp_path / "bc"
+    out.mkdir()
+    with held_by_this_run(out, "held by the test"):  # as the first run's main process holds it
+        with pytest.raises(ValueError, match=r"bc is being trained into by another run: wait for it to end"):
+            train_bc(config(base_model, data, out))
+    train_bc(config(base_model, data, out))
+    assert [line["step"] for line in read_log(out)] == [1, 2, 3, 4]
+
+
+def test_data_with_no_trained_turn_says_so_and_a_chat_s_role_names_train(base_model, data, tmp_path, capsys):
+    """Every turn loss false (or roles user / assistant, whose replies trained nothing) was refused as "no
+    conversation has a trained turn within --max-length: raise it", which no --max-length mends; a clean run
+    said nothing of what it trains on."""
+    records = [json.loads(line) for line in data.read_text().splitlines()]
+    silent = tmp_path / "silent.jsonl"
+    silent.write_text("".join(
+        json.dumps(r | {"conversations": [t | {"loss": False} for t in r["conversations"]]}) + "\n" for r in records
+    ))
+    with pytest.raises(ValueError, match=r"no turn of .*silent.jsonl is trained: every gpt turn has loss false"):
+        train_bc(config(base_model, silent, tmp_path / "silent"))
+    chat = tmp_path / "chat.jsonl"
+    names = {"human": "user", "gpt": "assistant"}
+    chat.write_text("".join(
+        json.dumps(r | {"conversations": [t | {"from": names[t["from"]], "loss": None} for t in r["conversations"]]}) + "\n"
+        for r in records
+    ))
+    capsys.readouterr()
+    train_bc(config(base_model, chat, tmp_path / "chat", max_steps=1))
+    assert "8 trajectories: 8/8 conversations kept (0 dropped, 0 truncated by 0 trained turns)" in capsys.readouterr().out
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text(json.dumps(records[0] | {"conversations": [{"from": "tool", "value": "x"}]}) + "\n")
+    with pytest.raises(ValueError, match=r"a turn's from is human, gpt or system \(or user, assistant\), not 'tool'"):
+        train_bc(config(base_model, odd, tmp_path / "odd"))

@@ -98,7 +98,7 @@ def test_records_with_values_of_the_wrong_kind_are_refused_naming_the_record(tmp
                      ({"conversations": [{"from": "human", "value": 7}]}, "a turn's from and value are text")]:
         path = tmp_path / "bad.jsonl"
         path.write_text(json.dumps(good) + "\n" + json.dumps(good | bad) + "\n")
-        with pytest.raises(ValueError, match=re.escape(f"bad.jsonl: record 2 is not an AgentTraj trajectory ({why}")):
+        with pytest.raises(ValueError, match=re.escape(f"bad.jsonl: line 2 is not an AgentTraj trajectory ({why}")):
             load_runs([path])
     path = tmp_path / "odd.jsonl"
     path.write_text(json.dumps(good | {"item_id": "babyai_\u00b2"}) + "\n" + json.dumps(good) + "\n" + "[" * 100_000 + "\n")

@@ -8,7 +8,6 @@ a rerun with the same arguments skips every (item id, sample) already in the fil
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import sys
@@ -28,6 +27,7 @@ from agentenv.controller.report import EvalReport, build_report, normalised
 from agentenv.controller.rollout import Rollout, RolloutTask
 from agentenv.controller.sources import EnvSource, RemoteEnv
 from agentenv.data.trajectory import Trajectory, append_trajectory, read_trajectories, write_json
+from agentenv.processes import held_by_this_run
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,10 @@ def evaluate(
     if out_path.suffix != ".jsonl":
         raise ValueError(f"results file {out_path} must end in .jsonl: episodes are appended one a line")
     tasks = list({(t.env, t.data_idx): t for t in tasks}.values())  # the same task twice is one task
-    with _only_writer(out_path), _env_sources(tasks, sources) as envs:
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    # two runs into one file at once duplicated its episodes and lost records of its .meta.json
+    busy = f"{out_path} is being written by another run: wait for it to end, or give another --out"
+    with held_by_this_run(out_path, busy), _env_sources(tasks, sources) as envs:
         rollout = Rollout(agent, envs, concurrency=concurrency, max_rounds=max_rounds)
         infos = {env: rollout.info(env) for env in envs}
         wanted = {(f"{t.env}_{t.data_idx}", k) for t in tasks for k in range(samples_per_task)}
@@ -185,21 +188,6 @@ def episode_seed(seed: int, item_id: str, sample: int) -> int:
 
 
 # --- helpers ---------------------------------------------------------------------------------------
-@contextmanager
-def _only_writer(out_path: Path) -> Iterator[None]:
-    """Hold ``out_path`` for this run: two runs writing one results file at once duplicated its episodes and
-    lost records of its ``.meta.json``.  The lock is the kernel's, so it goes with the process however it ends."""
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    with out_path.open("a") as held:
-        try:
-            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ValueError(
-                f"{out_path} is being written by another run: wait for it to end, or give another --out"
-            ) from None
-        yield
-
-
 @contextmanager
 def _env_sources(tasks: list[EvalTask], given: Mapping[str, EnvSource] | None) -> Iterator[dict[str, EnvSource]]:
     """Each env's source: the ``given`` one, else a :class:`RemoteEnv` on the tasks' URLs, closed on exit."""

@@ -58,15 +58,21 @@ SIDE_FILES = (".meta.json", ".report.json", ".best_of_n.json")
 def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
     """Files named directly, plus every ``*.json`` / ``*.jsonl`` inside a named folder (sorted), except the
     side files of evaluations (:data:`SIDE_FILES`)."""
+    from agentenv.data.export import is_dataset_folder
+
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files += sorted(
-                q for q in p.iterdir() if q.suffix in (".json", ".jsonl") and not q.name.endswith(SIDE_FILES)
-            )
+            found = sorted(q for q in p.iterdir() if q.suffix in (".json", ".jsonl") and not q.name.endswith(SIDE_FILES))
+            if not found and is_dataset_folder(p.parent):
+                raise ValueError(f"{p} holds the shards of the dataset folder {p.parent}: give that folder")
+            files += found
         elif p.exists():
+            if p.suffix not in (".json", ".jsonl"):  # a parquet file or a README was read as JSON lines, skipped
+                raise ValueError(f"{p} is no .json or .jsonl file of trajectories: give those, folders of them, or "
+                                 "a dataset folder of `agentenv collect --out-dataset`")
             files.append(p)
         else:
             raise FileNotFoundError(f"no such trajectory file: {p}")

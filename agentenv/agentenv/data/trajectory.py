@@ -42,10 +42,13 @@ class Turn:
     def from_json(cls, d: dict[str, Any]) -> Turn:
         if not isinstance(d["from"], str) or not isinstance(d["value"], str):
             raise ValueError("a turn's from and value are text")
+        role = {"user": "human", "assistant": "gpt"}.get(d["from"], d["from"])  # a chat's names read as AgentTraj's
+        if role not in ("human", "gpt", "system"):  # another would be left untrained, or fail in the chat template
+            raise ValueError(f"a turn's from is human, gpt or system (or user, assistant), not {d['from']!r}")
         loss = d.get("loss")
         if loss is not None and not isinstance(loss, bool):  # "false" would train where False does not
             raise ValueError(f"a turn's loss is true, false or null, not {loss!r}")
-        return cls(role=d["from"], value=d["value"], loss=loss)
+        return cls(role=role, value=d["value"], loss=loss)
 
 
 @dataclass
@@ -97,11 +100,14 @@ class Trajectory:
             raise ValueError("env is text and meta an object")
         if scored and not math.isfinite(reward):
             raise ValueError(f"reward {reward} is not a finite number")
+        success = d.get("success", False)
+        if success not in (True, False, None):  # "false" would count as a success
+            raise ValueError(f"success is true or false, not {success!r}")
         return cls(
             item_id=item_id,
             conversations=[Turn.from_json(t) for t in d["conversations"]],
             reward=reward,
-            success=bool(d.get("success", False)) if scored else unscored_reward >= 1.0,
+            success=bool(success) if scored else unscored_reward >= 1.0,
             env=env,
             split=d.get("split", ""),
             source=d.get("source", ""),
@@ -116,12 +122,14 @@ def read_trajectories(path: str | os.PathLike, unscored_reward: float = 0.0) -> 
     A truncated last line (a run killed mid-write, even inside a multi-byte character) is skipped, so
     resuming never fails on it.
     """
-    for number, d in enumerate(read_records(path, "trajectory"), 1):
+    for place, d in numbered_records(path, "trajectory"):
         try:
+            if not isinstance(d, dict):
+                raise ValueError(f"it is a JSON {type(d).__name__}, not an object")
             trajectory = Trajectory.from_json(d, unscored_reward)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             missing = f"it has no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
-            raise ValueError(f"{path}: record {number} is not an AgentTraj trajectory ({missing}); each needs "
+            raise ValueError(f"{path}: {place} is not an AgentTraj trajectory ({missing}); each needs "
                              "item_id and conversations of from/value turns") from None
         yield trajectory  # outside the try: an error thrown in at the yield is the reader's, not this record's
 
@@ -129,14 +137,24 @@ def read_trajectories(path: str | os.PathLike, unscored_reward: float = 0.0) -> 
 def read_records(path: str | os.PathLike, kind: str, strict: bool = False) -> Iterator[Any]:
     """The records of a ``.json`` file (one list) or of any other file as JSONL (:func:`read_jsonl`);
     ``kind`` names the file in errors (``trajectory``, ``pairs``)."""
+    for _, record in numbered_records(path, kind, strict):
+        yield record
+
+
+def numbered_records(path: str | os.PathLike, kind: str, strict: bool = False) -> Iterator[tuple[str, Any]]:
+    """:func:`read_records`, each with its place for a message: ``line 4`` of a JSONL file, ``record 3``
+    of a ``.json`` list."""
     path = Path(path)
     if path.suffix != ".json":
-        yield from read_jsonl(path, strict=strict)
+        for number, record in _jsonl_lines(path, strict):
+            yield f"line {number}", record
         return
     with path.open(encoding="utf-8") as f:
         try:
             records = json.load(f)
         except json.JSONDecodeError as exc:
+            if not exc.doc.strip():
+                raise ValueError(f"{path} is empty: a {kind} file is a JSON list") from None
             raise ValueError(f"{path}: line {exc.lineno} is not JSON ({exc.msg})") from None
         except RecursionError:
             raise ValueError(f"{path}: JSON nested too deep to read") from None
@@ -144,20 +162,26 @@ def read_records(path: str | os.PathLike, kind: str, strict: bool = False) -> It
             raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}); a {kind} file is JSON") from None
     if not isinstance(records, list):
         raise ValueError(f"{path} is not a {kind} file: it holds a JSON {type(records).__name__}, not a list")
-    yield from records
+    for number, record in enumerate(records, 1):
+        yield f"record {number}", record
 
 
 def read_jsonl(path: str | os.PathLike, strict: bool = False) -> Iterator[Any]:
     """The objects of a JSONL file written line by line.  A line a kill cut short (even inside a multi-byte
     character) is skipped with a warning; a resumed run leaves it where it was and appends after it.
     ``strict`` (a file written whole, never appended to): such a line is an error."""
+    for _, record in _jsonl_lines(path, strict):
+        yield record
+
+
+def _jsonl_lines(path: str | os.PathLike, strict: bool) -> Iterator[tuple[int, Any]]:
     with Path(path).open("rb") as f:  # bytes: a line cut inside a UTF-8 character must not stop the reading
         for number, line in enumerate(f, 1):
             line = line.strip()
             if not line:
                 continue
             try:
-                yield json.loads(line)
+                yield number, json.loads(line)
             except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, nested too deep for Python
                 if strict:
                     if isinstance(exc, json.JSONDecodeError):

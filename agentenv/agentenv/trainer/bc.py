@@ -50,17 +50,21 @@ class BCConfig(TrainConfig):
     num_proc: int = 0
 
 
-def build_examples(cfg: BCConfig, tokenizer) -> list[dict[str, list[int]]]:
-    """Tokenized (and optionally packed) training rows."""
+def build_examples(cfg: BCConfig, tokenizer) -> tuple[list[dict[str, list[int]]], str]:
+    """Tokenized (and optionally packed) training rows, and a line saying what they hold."""
     from agentenv.data.dataset import trajectories_to_dataset
     from agentenv.data.tokenize import pack_examples, tokenize_dataset
 
-    dataset = trajectories_to_dataset(training_trajectories(cfg.data, cfg.successes_only))
+    trajectories = training_trajectories(cfg.data, cfg.successes_only)
+    if not any(turn.trains() for t in trajectories for turn in t.conversations):  # no --max-length would help
+        raise ValueError(f"no turn of {', '.join(cfg.data)} is trained: every gpt turn has loss false")
+    dataset = trajectories_to_dataset(trajectories)
     tokenized, stats = tokenize_dataset(dataset, tokenizer, cfg.max_length, num_proc=cfg.num_proc or None)
     examples = [{"input_ids": r["input_ids"], "labels": r["labels"]} for r in tokenized]
     if cfg.packing:
         examples = pack_examples(examples, cfg.max_length)
-    return examples
+    chosen = " successful" if cfg.successes_only else ""
+    return examples, f"{len(trajectories)}{chosen} trajectories: {stats.report()}"
 
 
 def training_trajectories(data: list[str], successes_only: bool) -> list[Trajectory]:
@@ -100,7 +104,8 @@ def train_bc(cfg: BCConfig) -> Path:
     accelerator = make_accelerator(cfg)
     try:
         tokenizer = load_tokenizer(cfg)
-        examples = build_examples(cfg, tokenizer)
+        examples, summary = build_examples(cfg, tokenizer)
+        accelerator.print(summary)
         if not examples:  # before the model loads (minutes for a large one)
             raise ValueError(f"no conversation has a trained turn within --max-length {cfg.max_length}: raise it")
         model = load_model(cfg, accelerator)

@@ -18,6 +18,8 @@ processes, so gradient accumulation and the number of processes do not change th
 
 from __future__ import annotations
 
+import array
+import hashlib
 import json
 import logging
 import math
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from agentenv.data.trajectory import read_jsonl, write_json, write_text_atomic
+from agentenv.processes import held_by_this_run
 from agentenv.trainer.config_args import changed_settings, field_defaults
 from agentenv.trainer.runs import refuse_another_kind_of_run
 
@@ -192,6 +195,8 @@ def already_trained(cfg: TrainConfig) -> bool:
     out = Path(cfg.output_dir)
     refuse_another_kind_of_run(out, staged=False)  # first: each training command starts here
     if not cfg.resume or not is_done(out):
+        if cfg.resume and (checkpoint := latest_checkpoint(out)) is not None:
+            check_checkpoint(checkpoint, cfg)  # before the data is tokenized and the model loads (minutes)
         return False
     saved = json.loads((out / DONE_FILE).read_text()).get("config") or {}
     changed = changed_settings(saved, cfg.to_json(), field_defaults(type(cfg))) + sorted(set(saved) - set(cfg.to_json()))
@@ -202,6 +207,29 @@ def already_trained(cfg: TrainConfig) -> bool:
         )
     print(f"{out} holds this run, finished: nothing to train (--no-resume trains again)", file=sys.stderr)
     return True
+
+
+def check_checkpoint(checkpoint: Path, cfg: TrainConfig) -> dict[str, Any]:
+    """The checkpoint's saved state, or a ``ValueError`` naming the settings it was saved with that differ."""
+    saved = json.loads((checkpoint / STATE_FILE).read_text())
+    changed = changed_settings(saved.get("config", {}), cfg.to_json(), field_defaults(type(cfg)))
+    if changed:
+        raise ValueError(
+            f"{checkpoint} was saved with other settings ({', '.join(changed)}): rerun with the first "
+            "run's settings, or with --no-resume to start over"
+        )
+    return saved
+
+
+def data_digest(examples: Sequence[dict[str, Any]]) -> str:
+    """A digest of the examples' token sequences (ids, labels) in their order.  Other values are left out:
+    DPO's reference log-probabilities are filled in after a fresh run starts, read back on a resume."""
+    digest = hashlib.blake2b(digest_size=16)
+    for example in examples:
+        for key in sorted(example):
+            if isinstance(example[key], list):
+                digest.update(key.encode() + array.array("q", example[key]).tobytes())
+    return digest.hexdigest()
 
 
 def is_done(output_dir: str | os.PathLike) -> bool:
@@ -386,14 +414,29 @@ def fit(
     """Train ``model`` on ``examples`` and save the final model in ``cfg.output_dir``.
 
     ``before_training(prepared_model)`` runs once after the model is prepared and before the first step
-    of a fresh run (DPO computes its reference log-probabilities there).  Returns the run's log lines.
+    of a fresh run (DPO computes its reference log-probabilities there).  Returns the run's log lines.  The
+    main process holds the output folder meanwhile: a second run into it is refused (two at once resumed
+    each other's checkpoints and wrote every log line twice).
     """
+    out = Path(cfg.output_dir)
+    if not accelerator.is_main_process:
+        return _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training)
+    out.mkdir(parents=True, exist_ok=True)
+    busy = f"{out} is being trained into by another run: wait for it to end, or give another --output-dir"
+    with held_by_this_run(out, busy):
+        return _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training)
+
+
+def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training):
     import torch
     from accelerate.utils import DistributedType, set_seed
     from transformers import get_scheduler
 
     out = Path(cfg.output_dir)
     world, rank = accelerator.num_processes, accelerator.process_index
+    # what a checkpoint's steps were drawn from: a resume over other data, or over another number of
+    # processes (another global batch), would go on with other batches than the first run's
+    data = {"examples": len(examples), "processes": world, "digest": data_digest(examples)}
     set_seed(cfg.seed)
     order = MicroBatches(len(examples), cfg.batch_size, world, rank, cfg.seed)
     steps = total_steps(cfg, order.per_epoch)
@@ -426,17 +469,24 @@ def fit(
     start = 0
     checkpoint = latest_checkpoint(out) if cfg.resume else None
     if checkpoint is not None:
-        saved = json.loads((checkpoint / STATE_FILE).read_text())
+        saved = check_checkpoint(checkpoint, cfg)
+        was = saved.get("data", data)  # a checkpoint from before this record: not checked
+        if was["processes"] != world:
+            raise ValueError(
+                f"{checkpoint} was saved by a run of {was['processes']} processes, this one has {world}: a step's "
+                f"batch (batch size x accumulation x processes) would change; rerun with {was['processes']}, or "
+                "with --no-resume to start over"
+            )
+        if (was["examples"], was["digest"]) != (data["examples"], data["digest"]):
+            raise ValueError(
+                f"{checkpoint} was saved training on other data ({was['examples']} examples, now "
+                f"{data['examples']}{', other ones' if was['examples'] == data['examples'] else ''}): the data "
+                "files changed since; rerun with the first run's, or with --no-resume to start over"
+            )
         if saved["total_steps"] != steps:
             raise ValueError(
                 f"{checkpoint} belongs to a run of {saved['total_steps']} steps, this one has {steps}: "
                 "rerun with the first run's settings, or with --no-resume to start over"
-            )
-        changed = changed_settings(saved.get("config", {}), cfg.to_json(), field_defaults(type(cfg)))
-        if changed:
-            raise ValueError(
-                f"{checkpoint} was saved with other settings ({', '.join(changed)}): rerun with the first "
-                "run's settings, or with --no-resume to start over"
             )
         accelerator.load_state(str(checkpoint))
         start = saved["step"]
@@ -505,7 +555,7 @@ def fit(
                 accelerator.log({k: v for k, v in line.items() if isinstance(v, int | float)}, step=done)
         bar.update(done, history[-1] if history else None)
         if cfg.save_every > 0 and done % cfg.save_every == 0 and done < steps:
-            save_checkpoint(cfg, accelerator, done, steps)
+            save_checkpoint(cfg, accelerator, done, steps, data)
 
     bar.close()
     save_final(cfg, accelerator, model, tokenizer, steps)
@@ -594,7 +644,9 @@ def _truncate_log(out: Path, step: int) -> None:
         write_text_atomic(p, "".join(json.dumps(line) + "\n" for line in read_log(out) if line["step"] <= step))
 
 
-def save_checkpoint(cfg: TrainConfig, accelerator, step: int, steps: int) -> Path:
+def save_checkpoint(cfg: TrainConfig, accelerator, step: int, steps: int, data: dict[str, Any]) -> Path:
+    """Save the training state after ``step`` of ``steps``, with the settings and ``data`` (the examples'
+    count and digest, the processes) a resume must match; keep the newest ``save_total_limit``."""
     root = Path(cfg.output_dir) / CHECKPOINTS
     path = root / f"step-{step}"
     # with tied embeddings (SmolLM2, Qwen2.5-0.5B, the demo's Llama) accelerate warns at every save that it left
@@ -609,7 +661,7 @@ def save_checkpoint(cfg: TrainConfig, accelerator, step: int, steps: int) -> Pat
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
         # written last and atomically: a checkpoint with this file is complete
-        write_json(path / STATE_FILE, {"step": step, "total_steps": steps, "config": cfg.to_json()})
+        write_json(path / STATE_FILE, {"step": step, "total_steps": steps, "config": cfg.to_json(), "data": data})
         complete = sorted((p for p in root.glob("step-*") if (p / STATE_FILE).exists()), key=_step_of)
         for old in complete[: max(0, len(complete) - max(1, cfg.save_total_limit))]:
             shutil.rmtree(old, ignore_errors=True)
