@@ -64,11 +64,8 @@ def select_tasks(
         for idx in chosen:
             if idx not in splits.get(default_split, ()):
                 elsewhere[next((name for name, r in splits.items() if idx in r), "no")].append(idx)
-        if elsewhere.get("no"):  # asked of the env, which refuses an index it does not serve, as its reset would
-            try:
-                task_types(source, elsewhere["no"])
-            except BadRequest as exc:
-                raise ValueError(f"{env}: {exc.message}") from None
+        if elsewhere.get("no"):
+            check_served(source, elsewhere["no"])
         for name, found in elsewhere.items():
             warnings.append(
                 f"{env}: tasks {listing(found)} are in {'its ' + name if name != 'no' else 'no'} split, not "
@@ -83,6 +80,15 @@ def select_tasks(
     if limit:
         chosen = chosen[:limit]
     return TaskSelection(env, chosen, warnings)
+
+
+def check_served(source: Any, indices: Sequence[int]) -> None:
+    """A ``ValueError`` when the env does not serve one of ``indices``: asked of the env, which refuses such
+    an index as its reset would, before anything is played."""
+    try:
+        task_types(source, indices)
+    except BadRequest as exc:
+        raise ValueError(f"{source.name}: {exc.message}") from None
 
 
 def task_types(source: Any, indices: Sequence[int]) -> list[str | None]:

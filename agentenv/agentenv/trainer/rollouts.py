@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from agentenv.controller.selection import task_types
+from agentenv.controller.selection import check_served
 from agentenv.controller.sources import EnvSource
 from agentenv.env import info_splits
-from agentenv.protocol import BadRequest
 from agentenv.trainer.launch import find_program
 
 
@@ -183,10 +182,7 @@ def task_indices(source: EnvSource, split: str, explicit: Sequence[int] = (), li
     """``explicit`` task indices if any are given (each one the env serves: asked of it before anything is
     played), else those of ``split``; the first ``limit`` when > 0."""
     if explicit:
-        try:
-            task_types(source, explicit)  # the env refuses an index it does not serve, as its reset would
-        except BadRequest as exc:
-            raise ValueError(f"{source.name}: {exc.message}") from None
+        check_served(source, explicit)
     indices = list(explicit) or split_indices(source, split)
     return indices[:limit] if limit > 0 else indices
 
