@@ -33,7 +33,7 @@ from agentenv.env import TaskRange, Wire
 
 from .agentgym_ids import AGENTEVAL_TEST, AGENTTRAJ_TRAIN
 from .env import BabyAIEnv
-from .levels import LEVELS, MAX_TASKS, NUM_LEVELS
+from .levels import LEVELS, NUM_LEVELS
 
 #: AgentGym's level ids, in its order (``all_levels``, keys 1..40)
 AGENTGYM_LEVELS: tuple[str, ...] = tuple(level.replace("GoToObjS6-v1", "GoToObjS6-v0") for level in LEVELS)
@@ -91,14 +91,6 @@ class BabyAIAgentGymEnv(BabyAIEnv):
         queries={"render": "render_data_url"},
         shapes=BabyAIEnv.wire.shapes,
     )
-
-    @classmethod
-    def serves(cls, data_idx: int) -> bool:
-        return 0 <= data_idx < MAX_TASKS
-
-    @classmethod
-    def served_beyond_splits(cls) -> str:
-        return f"every index up to {MAX_TASKS - 1}"
 
     @classmethod
     def level_of(cls, data_idx: int) -> tuple[str, int]:

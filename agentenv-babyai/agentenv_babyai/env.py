@@ -86,7 +86,7 @@ def normalise_action(text: str, things: Sequence[Thing] = ()) -> str:
         number = int(number or 1)
         if state:  # a door of that state in view, else the name stays unknown (not another door's)
             same = [t for t in things if (t.color, t.type, t.state) == (color, type_, state)]
-            if len(same) < number:
+            if not 1 <= number <= len(same):  # door 0 is no door (same[-1] was the last one)
                 return f"{verb} {color} {state} {type_} {number}"
             number = same[number - 1].number
         text = f"{verb} {color} {type_} {number}"

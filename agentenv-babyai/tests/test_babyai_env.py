@@ -94,6 +94,11 @@ def test_a_door_state_no_door_in_view_has_is_no_other_door(env):
     assert result.observation.startswith("Invalid action: you cannot see a yellow open door 1.")
     assert result.observation.splitlines()[1:] == start.splitlines()[1:] and not result.info["action_is_valid"]
     assert env.step("go to red closed door 2").info["action_is_valid"]
+    # door 0 was the last such door, and with none in view an IndexError that ended the session
+    env.reset(5)
+    for action in ("go to red closed door 0", "go to yellow locked door 0"):
+        result = env.step(action)
+        assert not result.info["action_is_valid"] and "you cannot see a" in result.observation
 
 
 def test_go_to_solves_go_to_red_ball(env):

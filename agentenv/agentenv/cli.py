@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if isinstance(exc, OSError) and exc.filename is not None:  # a folder for a file, no permission ...
             path = exc.filename2 or exc.filename  # a rename's: where the file was to go
-            raise SystemExit(f"error: {path}: {exc.strerror or one_line(exc)}: give another path") from None
+            raise SystemExit(f"error: {path}: {exc.strerror or one_line(exc)} (rerun with --debug for the traceback)") from None
         raise SystemExit(f"error: {type(exc).__name__}: {one_line(exc)} (rerun with --debug for the traceback)") from None
 
 

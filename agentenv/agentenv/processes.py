@@ -4,6 +4,7 @@ running after the script that started them is interrupted or terminated."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import subprocess
@@ -11,20 +12,28 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 
+log = logging.getLogger(__name__)
+
 
 @contextlib.contextmanager
 def held_by_this_run(path: str | os.PathLike, busy: str) -> Iterator[None]:
     """Hold ``path`` (a folder, or a file made if missing) while the block runs, or raise ``ValueError(busy)``
     when another run holds it: two runs writing one results file or output folder at once duplicate and lose
     work.  The lock is the kernel's (``flock``), so it goes with the process however that ends."""
+    import errno
     import fcntl
 
-    fd = os.open(path, os.O_RDONLY | (0 if os.path.isdir(path) else os.O_CREAT), 0o644)
+    # a file opened for writing: NFS takes an exclusive lock on no other (a folder it locks on no filesystem)
+    fd = os.open(path, os.O_RDONLY if os.path.isdir(path) else os.O_RDWR | os.O_CREAT, 0o666)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ValueError(busy) from None
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise ValueError(busy) from None
+            # a filesystem without locks (NFS for a folder, Lustre without -o flock): run unguarded, and say so
+            log.warning("%s cannot be locked here (%s): a second run into it at once would not be refused",
+                        path, exc.strerror)
         yield
     finally:
         os.close(fd)

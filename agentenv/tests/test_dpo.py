@@ -87,12 +87,15 @@ def test_a_pairs_file_mistake_is_one_line_naming_the_file_and_record(base_model,
     from agentenv.cli import main
 
     (tmp_path / "half.jsonl").write_text('{"chosen": []}\n')
+    # a prompt turn's role was taken as it came (a chosen or rejected one's is checked)
+    (tmp_path / "role.jsonl").write_text('{"prompt": [{"from": "tool", "value": "x"}], "chosen": [], "rejected": []}\n')
     (tmp_path / "broken.jsonl").write_text('{"chosen": [], "rejected": []}\n{oops\n')
     (tmp_path / "list.json").write_text('[{"x": 1}]')
     (tmp_path / "latin1.json").write_bytes('[{"chosen": "caf\u00e9"}]'.encode("latin-1"))
     (tmp_path / "empty.jsonl").write_text("")  # was "no pair has a trained turn ... within --max-length: raise it"
     expected = {"latin1.json": "not UTF-8 text \\(byte 16\\); a pairs file is JSON",
-                "half.jsonl": "record 1 is not a preference pair: it needs chosen and rejected lists",
+                "half.jsonl": "line 1 is not a preference pair: it needs chosen and rejected lists",
+                "role.jsonl": "line 1 is not a preference pair \\(a turn's from is human, gpt or system",
                 "broken.jsonl": "line 2 is not JSON", "list.json": "record 1 is not a preference pair",
                 "missing.jsonl": "no such pairs file", "empty.jsonl": "holds no pairs"}
     for name, message in expected.items():

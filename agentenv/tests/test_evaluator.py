@@ -282,6 +282,16 @@ def test_a_second_run_into_the_same_file_at_once_is_refused(tmp_path):
     evaluate(Counter(), tasks([0, 1]), out, sources=LOCAL, progress=False)  # once it ended, the file is free
 
 
+def test_a_results_file_is_made_as_any_file_is(tmp_path):
+    """Made by the lock, it was 0644 whatever the umask (a group's shared folder: no colleague could resume)."""
+    old = os.umask(0o002)
+    try:
+        evaluate(Counter(), tasks([0]), tmp_path / "run.jsonl", sources=LOCAL, progress=False, print_table=False)
+    finally:
+        os.umask(old)
+    assert (tmp_path / "run.jsonl").stat().st_mode & 0o777 == 0o664
+
+
 def test_a_run_of_fewer_envs_keeps_the_others_settings_for_the_next_check(tmp_path):
     """guess and other played, then guess alone: other's round limit is still recorded, so a later run of
     other with another limit is refused (it replaced the file's limits with guess's only, and passed)."""

@@ -229,7 +229,7 @@ def test_a_path_that_cannot_be_used_is_named_in_one_line(tmp_path):
     ]:
         with pytest.raises(SystemExit) as exit_:
             agentenv_main(argv)
-        assert exit_.value.code == f"error: {path}: {problem}: give another path"
+        assert exit_.value.code == f"error: {path}: {problem} (rerun with --debug for the traceback)"
     with pytest.raises(SystemExit, match=r"adir.jsonl: a folder, not an episodes file$"):
         agentenv_main(["compare", str(tmp_path / "adir.jsonl"), str(tmp_path / "b.jsonl")])
 

@@ -54,9 +54,21 @@ def test_a_sample_keeps_the_type_mix_and_is_seeded():
     assert select_tasks("guess", SOURCE, default_split="train", sample=20, seed=4).indices != chosen.indices
     limited = select_tasks("guess", SOURCE, default_split="train", sample=20, seed=3, limit=5)
     assert limited.indices == chosen.indices[:5]
-    whole = select_tasks("guess", SOURCE, default_split="test", sample=1000)  # it said nothing
-    assert whole.indices == list(range(100, 140))
-    assert whole.warnings == ["guess: --sample 1000 is more than the 40 tasks chosen: all of them play"]
+    assert select_tasks("guess", SOURCE, default_split="test", sample=1000).indices == list(range(100, 140))
+
+
+def test_a_sample_beyond_the_tasks_is_named_when_the_user_asked_for_it(capsys):
+    """`--sample 1000` of 40 tasks played all 40 and said nothing; a dataset's own size (collect
+    --out-dataset with no task option) is no --sample of the user's."""
+    import argparse
+
+    from agentenv.controller.commands import _tasks
+
+    args = argparse.Namespace(default_split="test", split=None, indices=None, sample=1000, limit=None, seed=0)
+    assert len(_tasks({"guess": SOURCE}, args)) == 40
+    assert "warning: guess: --sample 1000 is more than the 40 tasks chosen: all play" in capsys.readouterr().err
+    assert len(_tasks({"guess": SOURCE}, argparse.Namespace(**vars(args) | {"sample": None}), {"guess": 1000})) == 40
+    assert capsys.readouterr().err == ""
 
 
 def test_a_small_sample_still_covers_every_type_and_a_skewed_mix_keeps_its_shares():

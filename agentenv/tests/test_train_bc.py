@@ -512,7 +512,7 @@ def test_data_with_no_trained_turn_says_so_and_a_chat_s_role_names_train(base_mo
     silent.write_text("".join(
         json.dumps(r | {"conversations": [t | {"loss": False} for t in r["conversations"]]}) + "\n" for r in records
     ))
-    with pytest.raises(ValueError, match=r"no turn of .*silent.jsonl is trained: every gpt turn has loss false"):
+    with pytest.raises(ValueError, match=r"no turn of .*silent.jsonl is trained: it has no gpt turn, or each has loss false"):
         train_bc(config(base_model, silent, tmp_path / "silent"))
     chat = tmp_path / "chat.jsonl"
     names = {"human": "user", "gpt": "assistant"}
@@ -527,3 +527,33 @@ def test_data_with_no_trained_turn_says_so_and_a_chat_s_role_names_train(base_mo
     odd.write_text(json.dumps(records[0] | {"conversations": [{"from": "tool", "value": "x"}]}) + "\n")
     with pytest.raises(ValueError, match=r"a turn's from is human, gpt or system \(or user, assistant\), not 'tool'"):
         train_bc(config(base_model, odd, tmp_path / "odd"))
+
+
+def test_a_run_finished_by_another_while_this_one_loaded_is_not_trained_again(base_model, data, tmp_path, monkeypatch):
+    """The folder was held only from the training loop on: a second run that passed the "finished?" check
+    while the first trained, then loaded, started over at step 0 once the first had finished (its log wiped)."""
+    from agentenv.trainer import bc
+
+    out = tmp_path / "bc"
+    train_bc(config(base_model, data, out))
+    log = (out / LOG_FILE).read_text()
+    monkeypatch.setattr(bc, "already_trained", lambda cfg: False)  # as when the first run was still training
+    train_bc(config(base_model, data, out))
+    assert (out / LOG_FILE).read_text() == log
+    with pytest.raises(ValueError, match="holds a finished run with other settings"):
+        train_bc(config(base_model, data, out, learning_rate=1e-4))
+
+
+def test_a_folder_that_cannot_be_locked_is_trained_with_a_warning(base_model, data, tmp_path, monkeypatch, caplog):
+    """NFS locks no folder (EBADF) and Lustre without -o flock nothing (ENOSYS): a run there must still go."""
+    import errno
+    import fcntl
+
+    def unsupported(fd, operation):
+        raise OSError(errno.ENOSYS, "Function not implemented")
+
+    monkeypatch.setattr(fcntl, "flock", unsupported)
+    out = tmp_path / "bc"
+    train_bc(config(base_model, data, out))
+    assert [line["step"] for line in read_log(out)] == [1, 2, 3, 4]
+    assert "cannot be locked here (Function not implemented)" in caplog.text

@@ -376,6 +376,9 @@ def _tasks(sources: dict[str, EnvSource], args: argparse.Namespace, sizes: dict[
             env, source, default_split=args.default_split, split=args.split, indices=args.indices,
             sample=(sizes or {}).get(env, args.sample or 0), limit=args.limit or 0, seed=getattr(args, "seed", 0),
         )
+        asked = args.sample if env not in (sizes or {}) and not args.limit else 0
+        if asked and asked > len(chosen.indices):  # it played them all and said nothing
+            chosen.warnings.append(f"{env}: --sample {asked} is more than the {len(chosen.indices)} tasks chosen: all play")
         for warning in chosen.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         tasks += [EvalTask(env, getattr(source, "base_urls", []), i) for i in chosen.indices]

@@ -75,8 +75,6 @@ def select_tasks(
         chosen = list(splits[split or default_split])
     if sample and sample < len(chosen):
         chosen = stratified_sample(chosen, task_types(source, chosen), sample, seed)
-    elif sample > len(chosen):
-        warnings.append(f"{env}: --sample {sample} is more than the {len(chosen)} tasks chosen: all of them play")
     if limit:
         chosen = chosen[:limit]
     return TaskSelection(env, chosen, warnings)

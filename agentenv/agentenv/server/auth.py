@@ -18,7 +18,8 @@ from agentenv.protocol import TOKEN_ENV_VAR, Unauthorized
 
 
 def resolve_token(token: str | None) -> str | None:
-    """The token given, else the ``AGENTENV_TOKEN`` environment variable, else ``None`` (open server)."""
+    """The token given, else the ``AGENTENV_TOKEN`` environment variable, else ``None`` (open server); stripped
+    of surrounding spaces, as a request's header arrives.  A blank one is refused (``ValueError``)."""
     if token is None:
         token = os.environ.get(TOKEN_ENV_VAR) or None
     if token is not None and not token.strip():  # asked for, and would leave the server open (or shut to all)

@@ -57,7 +57,7 @@ def build_examples(cfg: BCConfig, tokenizer) -> tuple[list[dict[str, list[int]]]
 
     trajectories = training_trajectories(cfg.data, cfg.successes_only)
     if not any(turn.trains() for t in trajectories for turn in t.conversations):  # no --max-length would help
-        raise ValueError(f"no turn of {', '.join(cfg.data)} is trained: every gpt turn has loss false")
+        raise ValueError(f"no turn of {', '.join(cfg.data)} is trained: it has no gpt turn, or each has loss false")
     dataset = trajectories_to_dataset(trajectories)
     tokenized, stats = tokenize_dataset(dataset, tokenizer, cfg.max_length, num_proc=cfg.num_proc or None)
     examples = [{"input_ids": r["input_ids"], "labels": r["labels"]} for r in tokenized]

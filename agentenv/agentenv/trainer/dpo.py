@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from agentenv.data.trajectory import Trajectory, Turn, read_jsonl, read_records, write_jsonl
+from agentenv.data.trajectory import Trajectory, Turn, numbered_records, read_jsonl, write_jsonl
 from agentenv.trainer.engine import (
     TrainConfig,
     already_trained,
@@ -82,7 +82,7 @@ class PreferencePair:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> PreferencePair:
-        prompt = [Turn(t["from"], t["value"], False) for t in d.get("prompt") or []]
+        prompt = [Turn.from_json(t | {"loss": False}) for t in d.get("prompt") or []]
         return cls(
             item_id=str(d.get("item_id", d.get("id", ""))),
             chosen=prompt + [Turn.from_json(t) for t in d["chosen"]],
@@ -101,11 +101,12 @@ def read_pairs(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Iterat
     for path in map(Path, paths):
         if not path.is_file():
             raise FileNotFoundError(f"no such pairs file: {path}")
-        for number, record in enumerate(read_records(path, "pairs", strict=True), 1):  # written whole: strict
+        for place, record in numbered_records(path, "pairs", strict=True):  # written whole: strict
             try:
                 pair = PreferencePair.from_json(record)
-            except (KeyError, TypeError, AttributeError, ValueError):
-                raise ValueError(f"{path}: record {number} is not a preference pair: it needs chosen and rejected "
+            except (KeyError, TypeError, AttributeError, ValueError) as exc:
+                why = f" ({exc})" if isinstance(exc, ValueError) else ""  # a turn's own fault, named
+                raise ValueError(f"{path}: {place} is not a preference pair{why}: it needs chosen and rejected "
                                  "lists of from/value turns") from None
             yield pair
 

@@ -19,6 +19,7 @@ processes, so gradient accumulation and the number of processes do not change th
 from __future__ import annotations
 
 import array
+import contextlib
 import hashlib
 import json
 import logging
@@ -222,13 +223,14 @@ def check_checkpoint(checkpoint: Path, cfg: TrainConfig) -> dict[str, Any]:
 
 
 def data_digest(examples: Sequence[dict[str, Any]]) -> str:
-    """A digest of the examples' token sequences (ids, labels) in their order.  Other values are left out:
-    DPO's reference log-probabilities are filled in after a fresh run starts, read back on a resume."""
+    """A digest of the examples' lists (token ids, labels), each with its length, in their order.  Other
+    values are left out: DPO's reference log-probabilities are filled in after a fresh run starts, read back
+    on a resume."""
     digest = hashlib.blake2b(digest_size=16)
     for example in examples:
         for key in sorted(example):
             if isinstance(example[key], list):
-                digest.update(key.encode() + array.array("q", example[key]).tobytes())
+                digest.update(f"{key}:{len(example[key])}:".encode() + array.array("q", example[key]).tobytes())
     return digest.hexdigest()
 
 
@@ -419,11 +421,14 @@ def fit(
     each other's checkpoints and wrote every log line twice).
     """
     out = Path(cfg.output_dir)
-    if not accelerator.is_main_process:
-        return _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training)
-    out.mkdir(parents=True, exist_ok=True)
-    busy = f"{out} is being trained into by another run: wait for it to end, or give another --output-dir"
-    with held_by_this_run(out, busy):
+    with contextlib.ExitStack() as held:
+        if accelerator.is_main_process:
+            out.mkdir(parents=True, exist_ok=True)
+            busy = f"{out} is being trained into by another run: wait for it to end, or give another --output-dir"
+            held.enter_context(held_by_this_run(out, busy))
+        accelerator.wait_for_everyone()  # the others start once the main process holds the folder
+        if already_trained(cfg):  # another run finished there while this one loaded: it trained this run
+            return []
         return _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training)
 
 
