@@ -474,7 +474,7 @@ def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, befor
     start = 0
     checkpoint = latest_checkpoint(out) if cfg.resume else None
     if checkpoint is not None:
-        saved = check_checkpoint(checkpoint, cfg)
+        saved = json.loads((checkpoint / STATE_FILE).read_text())  # its settings: checked by fit's already_trained
         was = saved.get("data", data)  # a checkpoint from before this record: not checked
         if was["processes"] != world:
             raise ValueError(
