@@ -111,6 +111,13 @@ class BabyAIEnv(EpisodicEnv):
     max_rounds: ClassVar[int] = 20  # AgentGym's evaluation setting
     #: long missions (BossLevel, UnlockToUnlock ...) take the expert up to ~50 text actions
     expert_max_rounds: ClassVar[int | None] = 64
+    #: text actions per episode: a blocked move or an invalid action takes no minigrid step, so without it an
+    #: agent with no round limit of its own (an OpenEnv or RL client) never reached an end
+    max_steps: ClassVar[int | None] = 128
+    #: the expert's first call on a task whose bot gives up runs its 20,000 bounded searches: 25-30 s on a
+    #: quiet 2-core machine (test task 246, train 566 and 1406 of 2,400 measured), ~50 s under load, which
+    #: came within the kit's 60 s and lost the session; no other BabyAI call takes a second
+    call_deadline_s: ClassVar[float] = 180.0
     task_text: ClassVar[str] = TASK_TEXT
     port: ClassVar[int] = 36002
     client: ClassVar[str] = "agentenv_babyai.client:BabyAIClient"

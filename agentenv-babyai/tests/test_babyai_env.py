@@ -269,3 +269,18 @@ def test_an_index_it_does_not_play_is_refused_with_the_bound_it_has():
         with pytest.raises(BadRequest, match=r"task index 1000000 is not one babyai plays: it plays its splits "
                                              r"\(test 0..399, train 400..20399\) and every index up to 999999$"):
             session.reset(1_000_000)
+
+
+@pytest.mark.parametrize("cls", [BabyAIEnv, BabyAIAgentGymEnv])
+def test_an_episode_of_invalid_actions_ends_truncated(cls):
+    """Invalid actions and blocked moves take no minigrid step, so an OpenEnv or RL client with no round limit
+    of its own played on forever (244,458 steps in 2 minutes)."""
+    e = cls()
+    try:
+        e.reset(0)
+        results = [e.step("fly away") for _ in range(cls.max_steps)]
+        assert not any(r.done for r in results[:-1])
+        assert results[-1].truncated and not results[-1].terminated
+        assert results[-1].observation.endswith(f"The episode ends: {cls.max_steps} actions used.")
+    finally:
+        e.close()

@@ -394,3 +394,38 @@ class EpisodicEnv(Environment):
             "reward": self.score,  # AgentGym's detail calls the episode's score its reward
             "deleted": False,
         }
+
+
+def check_metadata(env_cls: type[Environment]) -> None:
+    """Refuse (``ValueError``) class attributes the kit cannot read as it reads them: checked when a server
+    is made and by ``check_env`` (a mistake here otherwise shows as a 500 on ``/info``, an AttributeError
+    deep in a check, or nonsense in ``agentenv list``)."""
+
+    def _require(condition: bool, message: str) -> None:
+        if not condition:
+            raise ValueError(message)
+
+    who = env_cls.__name__
+    name = getattr(env_cls, "name", None)
+    _require(isinstance(name, str) and name.isidentifier(), f"{who}.name must be a short identifier, not {name!r}")
+    splits = getattr(env_cls, "splits", None)
+    _require(isinstance(splits, dict) and bool(splits), f"{name}: splits must be a dict of split name -> range")
+    for split, indices in splits.items():  # an empty one serves (a sample of a dataset without its train tasks)
+        _require(
+            isinstance(indices, (range, TaskRange)),
+            f"{name}: splits[{split!r}] must be a range (or TaskRange), not {indices!r}",
+        )
+    instruction = getattr(env_cls, "instruction", "")  # missing when neither it nor task_text is set
+    _require(isinstance(instruction, str) and bool(instruction), f"{name}: instruction must be a non-empty string")
+    low_high = env_cls.reward_range
+    _require(
+        isinstance(low_high, (tuple, list)) and len(low_high) == 2 and low_high[0] < low_high[1],
+        f"{name}: reward_range must be (low, high) with low < high, not {low_high!r}",
+    )
+    _require(
+        low_high[0] < env_cls.success_score <= low_high[1],
+        f"{name}: success_score {env_cls.success_score} lies outside reward_range {tuple(low_high)}",
+    )
+    for attribute in ("max_rounds", "dataset_size"):
+        value = getattr(env_cls, attribute)
+        _require(isinstance(value, int) and value > 0, f"{name}: {attribute} must be a positive int, not {value!r}")

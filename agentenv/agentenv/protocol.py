@@ -203,7 +203,12 @@ class CallTimedOut(EnvError):
 
 
 class ServerUnreachable(EnvError):
-    """No answer after every retry (connection refused, reset, timed out): no status."""
+    """No answer after every retry (connection refused, reset, timed out): no status.  ``env`` names the
+    environment whose server it was, where the client knows it."""
+
+    def __init__(self, message: str, env: str | None = None) -> None:
+        super().__init__(message)
+        self.env = env
 
 
 class EnvNotServed(EnvError):

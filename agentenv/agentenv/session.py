@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import logging
+import math
 import numbers
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -51,6 +52,8 @@ class _Unfit(TypeError):
 def _number(value: Any, field: str) -> float:
     if not isinstance(value, numbers.Real):  # numpy's numbers are Real too, and a bool is 0 or 1
         raise _Unfit(f"{field} of type {type(value).__name__} (a number is needed)")
+    if not math.isfinite(value):  # JSON has no NaN: the answer carried null, which no client reads
+        raise _Unfit(f"{field} {float(value)} (a finite number is needed)")
     return float(value)
 
 
@@ -169,7 +172,13 @@ class LocalSession:
         self._check_open()
         if not self.running:
             raise EpisodeNotRunning(f"{self.name} session {self.id} has no running episode")
-        return self._call(self.env.expert_action)
+        move = self._call(self.env.expert_action)
+        with self._answering("expert_action"):
+            if not isinstance(move, ExpertAction) or not isinstance(move.action, str):
+                raise _Unfit(f"a {type(move).__name__} (an ExpertAction with an action string is needed)")
+            if not isinstance(move.thought, str):
+                raise _Unfit(f"a thought of type {type(move.thought).__name__} (a string is needed)")
+        return move
 
     def detail(self) -> dict[str, Any]:
         self._check_open()

@@ -105,10 +105,19 @@ def _unended_step(self, action):
     return result
 
 
+def _unended_summed_step(self, action):
+    """Unended, and scored by its rewards' sum (the kit's default): the next step is paid again, past the
+    range, which the check reported instead of the unended solved step."""
+    result = _unended_step(self, action)
+    result.score = None
+    return result
+
+
 @pytest.mark.parametrize(
     ("attributes", "message"),
     [
-        ({"splits": {"train": [0, 100], "test": [100, 140]}}, r"splits\['train'\] must be a non-empty range"),
+        ({"splits": {"train": [0, 100], "test": [100, 140]}}, r"splits\['train'\] must be a range \(or TaskRange\)"),
+        ({"splits": {"train": range(0), "test": range(100, 140)}}, r"splits\['train'\] must be a non-empty range"),
         ({"name": "my env"}, r"Broken.name must be a short identifier"),
         ({"reward_range": (1.0, 0.0)}, r"reward_range must be \(low, high\) with low < high"),
         ({"success_score": 2.0}, r"success_score 2.0 lies outside reward_range"),
@@ -116,10 +125,11 @@ def _unended_step(self, action):
          r"task 100 played again gave another episode: step \d"),
         ({"step": _overpaid_step, "success_score": 1.0}, r"expert action 'guess \d+' gave score 5.0, outside reward_range"),
         ({"step": _unended_step}, r"reached success score 1.0 on task 100 but the episode never ended"),
+        ({"step": _unended_summed_step}, r"reached success score 1.0 on task 100 but the episode never ended"),
         ({"task_type_of": classmethod(lambda cls, i: "odd")}, r"task_type_of\(100\) says 'odd', but the task's reset says"),
     ],
-    ids=["splits of lists", "name", "reward range", "success score", "random hidden state", "score out of range",
-         "success not ended", "task type told apart"],
+    ids=["splits of lists", "empty split", "name", "reward range", "success score", "random hidden state", "score out of range",
+         "success not ended", "success not ended, rewards summed", "task type told apart"],
 )
 def test_check_env_names_the_mistake(attributes, message):
     """Mistakes a new env makes, each caught with a message that points at it (they passed, or ended in an
@@ -128,3 +138,14 @@ def test_check_env_names_the_mistake(attributes, message):
 
     with pytest.raises(ConformanceError, match=message):
         check_env(_guess_variant(**attributes), expert_tasks=1)
+
+
+def test_check_server_without_the_servers_token_says_to_give_it():
+    """It failed validating the 401's body: '11 validation errors for InfoResponse'."""
+    from agentenv.testing.conformance import ConformanceError
+
+    if "maze" not in ENVS:
+        pytest.skip("the check plays Maze (agentenv-lmrlgym)")
+    with running_server(env_class("maze"), token="sekrit") as url:
+        with pytest.raises(ConformanceError, match=r"maze: /info answered 401 .*: give check_server the server's token"):
+            check_server(url, "maze", expert_tasks=1)

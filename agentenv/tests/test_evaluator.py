@@ -488,3 +488,58 @@ def test_cli_local_runs_envs_in_process(tmp_path, monkeypatch):
     assert code == 0 and len(lines(out)) == 5
     assert commands.parse_indices("3,7,9") == [3, 7, 9] and commands.parse_indices("0:10:5") == [0, 5]
     assert commands.parse_indices("3:90:40, 4:90:40,7") == [3, 43, 83, 4, 44, 84, 7]
+
+
+def test_a_task_the_env_does_not_serve_is_refused_before_anything_plays(tmp_path):
+    """evaluate() from Python played index 5000 (an env error every run, the report empty); the CLI refused
+    it. A numpy index is an index (the JSON encoder refused it over HTTP, an env error too)."""
+    numpy = pytest.importorskip("numpy")
+    out = tmp_path / "r.jsonl"
+    with pytest.raises(ValueError, match="guess: task index 5000 is outside every guess split"):
+        evaluate(ExpertAgent(), tasks([101, 5000]), out, sources=LOCAL, progress=False)
+    assert not lines(out)
+    report = evaluate(ExpertAgent(), [EvalTask("guess", [], numpy.int64(101))], out, sources=LOCAL, progress=False)
+    assert report.row().n == 1 and lines(out)[0]["item_id"] == "guess_101"
+    with pytest.raises(TypeError, match="a task index is an integer"):
+        EvalTask("guess", [], 1.5)
+
+
+def test_a_report_of_fewer_tasks_than_its_file_holds_says_so(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    evaluate(ExpertAgent(), tasks([101, 102, 103]), out, sources=LOCAL, progress=False)
+    capsys.readouterr()
+    report = evaluate(ExpertAgent(), tasks([101]), out, sources=LOCAL, progress=False)
+    assert report.row().n == 1
+    assert "r.jsonl also holds 2 episodes of tasks this run did not name (earlier runs'); its report is of this " \
+           "run's 1" in capsys.readouterr().err
+
+
+def test_an_agent_that_returns_no_list_of_str_is_named(tmp_path):
+    """act returning [None] failed in the rollout with AttributeError: 'NoneType' object has no attribute
+    'encode'; a generator with TypeError: object of type 'generator' has no len()."""
+
+    class Sloppy(Agent):
+        name = "sloppy"
+
+        def __init__(self, replies):
+            self.replies = replies
+
+        def act(self, episodes):
+            return self.replies(episodes)
+
+    for replies, got in [(lambda eps: [None for _ in eps], "a list holding NoneType"),
+                         (lambda eps: (f"guess {ep.rounds}" for ep in eps), "generator")]:
+        with pytest.raises(TypeError, match=f"sloppy's act returned {got}: it returns a list of str"):
+            evaluate(Sloppy(replies), tasks([101]), tmp_path / "s.jsonl", sources=LOCAL, progress=False)
+
+
+def test_the_hint_for_a_server_that_does_not_answer_names_that_envs_server():
+    """With babyai down, a run of maze and babyai said `agentenv up babyai lmrlgym`."""
+    from agentenv.protocol import ServerUnreachable
+
+    @commands.one_line_errors()
+    def run(args):
+        raise ServerUnreachable("POST http://127.0.0.1:9/babyai/create failed", "babyai")
+
+    with pytest.raises(SystemExit, match=r"start it with `agentenv up babyai`, give its --url"):
+        run(argparse.Namespace(env=["maze", "babyai"], out=None))

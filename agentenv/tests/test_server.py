@@ -15,7 +15,7 @@ import pytest
 from fastapi import APIRouter, Body, FastAPI
 from fastapi.responses import JSONResponse
 
-from agentenv.client import EnvClient, EpisodeFinished, ServerFull, SessionNotFound
+from agentenv.client import EnvClient, EnvCrashed, EpisodeFinished, ServerFull, SessionNotFound
 from agentenv.env import Environment, ExpertAction, StepResult, Wire
 from agentenv.protocol import CreateRequest, StepRequest
 from agentenv.server.app import create_app
@@ -973,3 +973,95 @@ def test_a_loopback_server_answers_to_loopback_names_and_pages_only():
         with http.websocket_connect("ws://127.0.0.1/openenv/ws", headers={"origin": "http://localhost:3000"}) as socket:
             socket.send_text('{"type": "reset", "data": {"data_idx": 1}}')
             assert '"observation"' in socket.receive_text()
+
+
+class NonFiniteEnv(CounterEnv):
+    """A NaN reward after ``add 4``, an infinite score after ``add 5``; an expert move that is a tuple."""
+
+    name: ClassVar[str] = "nonfinite"
+
+    def step(self, action: str) -> StepResult:
+        result = super().step(action)
+        if action == "add 4":
+            return StepResult(result.observation, float("nan"))
+        return StepResult(result.observation, 0.0, score=float("inf")) if action == "add 5" else result
+
+    def expert_action(self) -> Any:
+        return ("a thought", "add 1")
+
+
+def test_a_reward_that_is_no_finite_number_and_an_expert_move_of_another_type_are_env_crashes():
+    """A NaN reward was answered 200 with reward null (which no client reads; in process it was NaN), and an
+    expert move returned as a tuple was a 500 without a word that kept the session live."""
+    with running_server(NonFiniteEnv) as url, EnvClient("nonfinite", url) as client:
+        for action, message in [("add 4", "step returned reward nan"), ("add 5", "step returned score inf")]:
+            with client.session(6) as session:
+                with pytest.raises(EnvCrashed, match=f"nonfinite env's {message} \\(a finite number is needed\\)"):
+                    session.step(action)
+                with pytest.raises(SessionNotFound):
+                    session.step("add 1")
+        with client.session(6) as session:
+            with pytest.raises(EnvCrashed, match=r"expert_action returned a tuple \(an ExpertAction with an action"):
+                session.expert()
+            with pytest.raises(SessionNotFound):
+                session.step("add 1")
+        assert client.info()["live_sessions"] == 0
+
+
+def test_a_client_closes_the_sessions_it_left_open():
+    """Sessions opened through a client stayed on the server after the client closed, was collected, or its
+    script ended: a notebook cell that raised held the places until the idle eviction (10 minutes)."""
+    import gc
+    import subprocess
+    import sys
+
+    with running_server(CounterEnv) as url, httpx.Client(base_url=f"{url}/counter") as http:
+        def live() -> int:
+            return http.get("/info").json()["live_sessions"]
+
+        client = EnvClient("counter", url)
+        kept = client.session(1)
+        client.session(2)
+        kept.close()
+        assert live() == 1
+        client.close()
+        assert live() == 0
+
+        def forgotten() -> None:
+            EnvClient("counter", url).session(3)
+
+        forgotten()
+        gc.collect()
+        assert live() == 0
+        script = f"from agentenv.client import EnvClient\nEnvClient('counter', {url!r}).create(4)\n"
+        subprocess.run([sys.executable, "-c", script], check=True, timeout=60)
+        assert live() == 0
+
+        client = EnvClient("counter", url)
+        with pytest.raises(TypeError, match="a task index is an integer, not '3'"):
+            client.create("3")
+        numpy = pytest.importorskip("numpy")
+        sid = client.create(numpy.int64(3))  # an index drawn with numpy: the JSON encoder refused it
+        assert client.reset(sid, numpy.int32(4)).observation == "Target 5."
+        client.close()
+        assert live() == 0
+
+
+class NoInstructionEnv(CounterEnv):
+    name: ClassVar[str] = "noinstruction"
+    instruction: ClassVar[str] = ""
+
+
+def test_a_server_is_not_made_for_an_env_whose_facts_it_cannot_serve():
+    """create_app served an env with no instruction (or an empty split): /create answered 200, /info 500."""
+    with pytest.raises(ValueError, match="noinstruction: instruction must be a non-empty string"):
+        create_app(NoInstructionEnv)
+    listed = type("ListedSplit", (CounterEnv,), {"name": "listedsplit", "splits": {"test": list(range(3))}})
+    with pytest.raises(ValueError, match=r"listedsplit: splits\['test'\] must be a range \(or TaskRange\), not \[0, 1, 2\]"):
+        create_app(listed)
+
+
+def test_a_url_without_its_scheme_is_refused_at_once():
+    """'127.0.0.1:36001' was retried four times as a connection failure, then reported unreachable."""
+    with pytest.raises(ValueError, match="a server URL begins with http:// or https://, not '127.0.0.1:36001'"):
+        EnvClient("counter", "127.0.0.1:36001")

@@ -4,6 +4,8 @@ packages (``Environment.client``); :func:`agentenv.registry.client_class` finds 
 
 from agentenv.protocol import (
     BadRequest,
+    BodyTooLarge,
+    CallTimedOut,
     EnvCrashed,
     EnvError,
     EnvNotServed,
@@ -20,6 +22,8 @@ from .pool import EnvPool
 
 __all__ = [
     "BadRequest",
+    "BodyTooLarge",
+    "CallTimedOut",
     "EnvClient",
     "EnvCrashed",
     "EnvError",

@@ -6,8 +6,11 @@ error classes: an in-process :class:`~agentenv.session.LocalSession` answers wit
 
 from __future__ import annotations
 
+import numbers
 import os
+import threading
 import time
+import weakref
 from typing import Any
 
 import httpx
@@ -57,6 +60,8 @@ class EnvClient:
             from agentenv.registry import default_url
 
             base_url = default_url(self.env)
+        if not base_url.startswith(("http://", "https://")):  # else retried as a connection failure, then unreachable
+            raise ValueError(f"a server URL begins with http:// or https://, not {base_url!r}")
         self.base_url = base_url.rstrip("/")
         self.retries = retries
         self.backoff_s = backoff_s
@@ -67,6 +72,11 @@ class EnvClient:
         self.http = httpx.Client(
             base_url=f"{self.base_url}/{self.env}", timeout=timeout, headers=headers, limits=limits
         )
+        # the sessions this client opened and has not closed: closing the client (or its collection, or the
+        # end of the script) closes them, or each would hold a server's place until its idle eviction
+        self._open: set[int] = set()
+        self._open_lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, _close_sessions, self.http, self._open, self._open_lock)
 
     # --- plumbing ---------------------------------------------------------------------------------
     def request(self, method: str, route: str, *, json: Any = None, params: Any = None) -> httpx.Response:
@@ -79,11 +89,11 @@ class EnvClient:
                 error: Exception = exc
             except httpx.TransportError as exc:
                 if method != "GET":
-                    raise ServerUnreachable(f"{method} {url} failed: {exc!r}") from exc
+                    raise ServerUnreachable(f"{method} {url} failed: {exc!r}", self.env) from exc
                 error = exc
             if attempt == self.retries:
                 raise ServerUnreachable(
-                    f"{method} {url} failed after {self.retries + 1} tries: {error!r}"
+                    f"{method} {url} failed after {self.retries + 1} tries: {error!r}", self.env
                 ) from error
             time.sleep(self.backoff_s * 2**attempt)
         if response.status_code >= 400:
@@ -104,9 +114,11 @@ class EnvClient:
 
     # --- the protocol -----------------------------------------------------------------------------
     def health(self) -> dict[str, Any]:
+        """The server's ``/health``: its envs, process id and version."""
         return self.request("GET", "/health").json()
 
     def info(self) -> dict[str, Any]:
+        """The env's facts (``/info``): splits, instruction, reward range, round limit, live sessions."""
         try:
             return self.request("GET", "/info").json()
         except EnvError as exc:
@@ -132,26 +144,35 @@ class EnvClient:
 
     def create(self, data_idx: int | None = None) -> int:
         """Open a session (and reset it to ``data_idx`` when given); returns its id."""
-        answer = self._post("/create", {} if data_idx is None else {"data_idx": data_idx})
-        return answer if isinstance(answer, int) else int(answer["id"])
+        answer = self._post("/create", {} if data_idx is None else {"data_idx": _index(data_idx)})
+        sid = answer if isinstance(answer, int) else int(answer["id"])
+        with self._open_lock:
+            self._open.add(sid)
+        return sid
 
     def reset(self, sid: int, data_idx: int) -> ResetResponse:
-        return ResetResponse.model_validate(self._post("/reset", {"id": sid, "data_idx": data_idx}))
+        """Start task ``data_idx`` in session ``sid``; its first observation."""
+        return ResetResponse.model_validate(self._post("/reset", {"id": sid, "data_idx": _index(data_idx)}))
 
     def step(self, sid: int, action: str) -> StepResponse:
+        """Take ``action`` (a bare action or a whole ReAct reply) in session ``sid``."""
         return StepResponse.model_validate(self._post("/step", {"id": sid, "action": action}))
 
     def observation(self, sid: int) -> str:
+        """The session's current observation."""
         return self._get("/observation", sid)
 
     def available_actions(self, sid: int) -> Any:
+        """The actions the env takes now, where it lists them."""
         return self._get("/available_actions", sid)
 
     def expert(self, sid: int) -> ExpertAction:
+        """The expert's next move in the session's current state."""
         move = self._get("/expert", sid)
         return ExpertAction(move["thought"], move["action"])
 
     def detail(self, sid: int) -> dict[str, Any]:
+        """The session's state: its task, steps, score, whether it is done (and what the env adds)."""
         return self._get("/detail", sid)
 
     def query(self, sid: int, name: str) -> Any:
@@ -162,14 +183,19 @@ class EnvClient:
         return response.content
 
     def close_session(self, sid: int) -> None:
+        """Close session ``sid`` on the server."""
+        with self._open_lock:
+            self._open.discard(sid)
         self._post("/close", {"id": sid})
 
     def session(self, data_idx: int | None = None) -> EnvSession:
+        """Open a session (reset to ``data_idx`` when given) as an :class:`EnvSession`, which closes it."""
         return EnvSession(self, self.create(data_idx))
 
     # --- lifetime ---------------------------------------------------------------------------------
     def close(self) -> None:
-        self.http.close()
+        """Close the sessions this client opened and left open, then its connections."""
+        self._finalizer()
 
     def __enter__(self) -> EnvClient:
         return self
@@ -181,8 +207,29 @@ class EnvClient:
         return f"{type(self).__name__}({self.env!r}, {self.base_url!r})"
 
 
+def _index(data_idx: Any) -> int:
+    """A task index as JSON takes it (a numpy integer is refused by the encoder; ``True`` is no index)."""
+    if isinstance(data_idx, bool) or not isinstance(data_idx, numbers.Integral):
+        raise TypeError(f"a task index is an integer, not {data_idx!r}")
+    return int(data_idx)
+
+
+def _close_sessions(http: httpx.Client, open_ids: set[int], lock: threading.Lock) -> None:
+    """Close ``open_ids`` on the server, once each and without retries (a server that is gone ends the
+    attempt), then the connection pool: a client's :meth:`~EnvClient.close`, or its finalizer."""
+    with lock:
+        ids, _ = sorted(open_ids), open_ids.clear()
+    for sid in ids:
+        try:
+            http.post("/close", json={"id": sid}, timeout=5.0)
+        except (httpx.HTTPError, RuntimeError):  # the server is gone, or the pool was closed already
+            break
+    http.close()
+
+
 class EnvSession:
-    """One live session on a server; closing it (or leaving its ``with`` block) frees it there."""
+    """One live session on a server; closing it (or leaving its ``with`` block) frees it there.  Its
+    methods are its client's (:class:`EnvClient`) for this session."""
 
     def __init__(self, client: EnvClient, sid: int) -> None:
         self.client = client

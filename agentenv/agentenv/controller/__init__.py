@@ -40,3 +40,7 @@ def __getattr__(name: str):
 
         return OpenAIAgent
     raise AttributeError(name)
+
+
+def __dir__() -> list[str]:  # the lazy agents too, for a notebook's completion
+    return sorted(set(globals()) | set(__all__))

@@ -9,6 +9,7 @@ a rerun with the same arguments skips every (item id, sample) already in the fil
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import sys
 import time
@@ -25,8 +26,10 @@ from agentenv.controller.expert import ExpertAgent
 from agentenv.controller.progress import LiveProgress
 from agentenv.controller.report import EvalReport, build_report, normalised
 from agentenv.controller.rollout import Rollout, RolloutTask
+from agentenv.controller.selection import check_served
 from agentenv.controller.sources import EnvSource, RemoteEnv
 from agentenv.data.trajectory import Trajectory, append_trajectory, read_trajectories, write_json
+from agentenv.env import info_splits
 from agentenv.processes import held_by_this_run
 
 
@@ -37,6 +40,11 @@ class EvalTask:
     env: str
     base_urls: Sequence[str] | str
     data_idx: int
+
+    def __post_init__(self) -> None:  # a numpy integer from a sampled array is an index too (JSON refuses it)
+        if isinstance(self.data_idx, bool) or not isinstance(self.data_idx, numbers.Integral):
+            raise TypeError(f"EvalTask({self.env!r}, ...): a task index is an integer, not {self.data_idx!r}")
+        object.__setattr__(self, "data_idx", int(self.data_idx))
 
 
 def evaluate(
@@ -75,6 +83,7 @@ def evaluate(
     with held_by_this_run(out_path, busy), _env_sources(tasks, sources) as envs:
         rollout = Rollout(agent, envs, concurrency=concurrency, max_rounds=max_rounds)
         infos = {env: rollout.info(env) for env in envs}
+        _check_served(tasks, envs, infos)
         wanted = {(f"{t.env}_{t.data_idx}", k) for t in tasks for k in range(samples_per_task)}
         held = latest_episodes(_read(out_path))
         previous = [t for t in held if (t.item_id, _sample(t)) in wanted]
@@ -145,13 +154,15 @@ def evaluate(
                     file=sys.stderr,
                 )
 
+        every = latest_episodes(_read(out_path))
+        mine = [t for t in every if (t.item_id, _sample(t)) in wanted]
         report = build_report(
-            latest_episodes(t for t in _read(out_path) if (t.item_id, _sample(t)) in wanted),
-            {env: info["reward_range"] for env, info in infos.items()},
-            errors=errors,
-            settings=settings,
+            mine, {env: info["reward_range"] for env, info in infos.items()}, errors=errors, settings=settings
         )
         report.save(out_path.with_suffix(""))
+        if len(every) > len(mine):  # the report (and its .report.json) leaves them out
+            print(f"[agentenv] {out_path} also holds {len(every) - len(mine)} episodes of tasks this run did not "
+                  f"name (earlier runs'); its report is of this run's {len(mine)}", file=sys.stderr)
         if print_table:
             report.print(title=f"{agent.name}: {out_path}")
         return report
@@ -220,6 +231,16 @@ def _sample(t: Trajectory) -> int:
 
 def _read(path: Path) -> Iterable[Trajectory]:
     return read_trajectories(path) if path.exists() else []
+
+
+def _check_served(tasks: list[EvalTask], envs: Mapping[str, EnvSource], infos: Mapping[str, dict[str, Any]]) -> None:
+    """Refuse (``ValueError``) a task the env does not serve before anything plays (each rerun played it
+    again, an env error every time): those outside its splits are asked of the env."""
+    for env, source in envs.items():
+        splits = info_splits(infos[env]).values()
+        outside = [t.data_idx for t in tasks if t.env == env and not any(t.data_idx in r for r in splits)]
+        if outside:
+            check_served(source, outside)
 
 
 def latest_episodes(trajectories: Iterable[Trajectory]) -> list[Trajectory]:

@@ -42,12 +42,16 @@ class ResultRow:
 
 @dataclass
 class EvalReport:
+    """A run's results: a :class:`ResultRow` per env and task type, each env's overall row (task type
+    ``all``) and the run's (env ``all``); saved beside the results file as ``.report.json``."""
+
     rows: list[ResultRow]
     #: episodes that ended on an environment error (not written: a rerun retries them)
     errors: int = 0
     settings: dict[str, Any] = field(default_factory=dict)
 
     def row(self, env: str = ALL, task_type: str = ALL) -> ResultRow | None:
+        """The row of ``env`` and ``task_type`` (default: the whole run's), or ``None``."""
         return next((r for r in self.rows if r.env == env and r.task_type == task_type), None)
 
     @property
@@ -56,9 +60,11 @@ class EvalReport:
         return total.n if total else 0
 
     def to_json(self) -> dict[str, Any]:
+        """The report as ``.report.json`` holds it."""
         return {"rows": [asdict(r) for r in self.rows], "errors": self.errors, "settings": self.settings}
 
     def markdown(self) -> str:
+        """The rows as a Markdown table."""
         lines = ["| env | task type | n | score | success | not done: ended by |", "|---|---|---:|---:|---:|---|"]
         for r in self.rows:
             lines.append(

@@ -158,6 +158,10 @@ class Rollout:
                 replies = self.agent.act(live)
                 self.timing["agent_s"] += time.perf_counter() - t0
                 self.rounds_played += 1
+                if not isinstance(replies, (list, tuple)) or not all(isinstance(r, str) for r in replies):
+                    got = type(replies).__name__ if not isinstance(replies, (list, tuple)) else "a list holding " + \
+                        next(type(r).__name__ for r in replies if not isinstance(r, str))
+                    raise TypeError(f"{self.agent.name}'s act returned {got}: it returns a list of str, one reply per episode")
                 self.replies += len(replies)
                 if len(replies) != len(live):
                     raise RuntimeError(f"{self.agent.name} returned {len(replies)} replies for {len(live)} episodes")
@@ -314,7 +318,8 @@ def run_episodes(
     concurrency: int = 16,
     max_rounds: int | Mapping[str, int] | None = None,
 ) -> list[Episode]:
-    """Run ``tasks`` and return the finished episodes (their ``trajectory`` is the AgentTraj record)."""
+    """Run ``tasks`` and return the finished episodes (their ``trajectory`` is the AgentTraj record), in
+    the order they finished, not the tasks' (each episode names its ``env``, ``data_idx`` and ``sample``)."""
     return Rollout(agent, envs, concurrency=concurrency, max_rounds=max_rounds).run(tasks)
 
 

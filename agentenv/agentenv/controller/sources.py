@@ -18,9 +18,14 @@ class EnvSource(Protocol):
 
     name: str
 
-    def info(self) -> dict[str, Any]: ...
+    def info(self) -> dict[str, Any]:
+        """The env's ``/info`` document."""
+        ...
 
-    def session(self) -> Session: ...
+    def session(self) -> Session:
+        """A new session (an :class:`~agentenv.client.EnvSession` or a :class:`~agentenv.session.LocalSession`);
+        closing it frees its place."""
+        ...
 
     def close(self) -> None: ...
 

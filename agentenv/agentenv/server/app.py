@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from agentenv.env import Environment
+from agentenv.env import Environment, check_metadata
 from agentenv.protocol import (
     BadRequest,
     CloseResponse,
@@ -104,6 +104,8 @@ def create_app(
     env_classes = [envs] if isinstance(envs, type) else list(envs)
     if not env_classes:
         raise ValueError("create_app needs at least one environment class")
+    for cls in env_classes:  # before any route is made: a mistake here was a 500 on every /info
+        check_metadata(cls)
     names = [cls.name for cls in env_classes]
     if len(set(names)) != len(names):
         raise ValueError(f"environment names must be unique, got {names}")

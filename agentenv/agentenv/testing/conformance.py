@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from agentenv.env import Environment, TaskRange
+from agentenv.env import Environment, check_metadata
 from agentenv.protocol import MAX_ACTION_CHARS, BadRequest, EpisodeNotRunning, SessionNotFound
 from agentenv.react import format_react
 from agentenv.session import LocalSession
@@ -107,32 +107,12 @@ def check_env(env_cls: type[Environment], *, expert_tasks: int = 3, split: str |
 
 
 def _check_metadata(env_cls: type[Environment]) -> None:
-    """The class attributes the kit reads, with the types it reads them as (a mistake here otherwise shows
-    as an AttributeError deep in a check, or as nonsense in ``agentenv list``)."""
-    who = env_cls.__name__
-    name = getattr(env_cls, "name", None)
-    _require(isinstance(name, str) and name.isidentifier(), f"{who}.name must be a short identifier, not {name!r}")
-    splits = getattr(env_cls, "splits", None)
-    _require(isinstance(splits, dict) and bool(splits), f"{name}: splits must be a dict of split name -> range")
-    for split, indices in splits.items():
-        _require(
-            isinstance(indices, (range, TaskRange)) and len(indices) > 0,
-            f"{name}: splits[{split!r}] must be a non-empty range (or TaskRange), not {indices!r}",
-        )
-    instruction = getattr(env_cls, "instruction", "")
-    _require(isinstance(instruction, str) and bool(instruction), f"{name}: instruction must be a non-empty string")
-    low_high = env_cls.reward_range
-    _require(
-        isinstance(low_high, (tuple, list)) and len(low_high) == 2 and low_high[0] < low_high[1],
-        f"{name}: reward_range must be (low, high) with low < high, not {low_high!r}",
-    )
-    _require(
-        low_high[0] < env_cls.success_score <= low_high[1],
-        f"{name}: success_score {env_cls.success_score} lies outside reward_range {tuple(low_high)}",
-    )
-    for attribute in ("max_rounds", "dataset_size"):
-        value = getattr(env_cls, attribute)
-        _require(isinstance(value, int) and value > 0, f"{name}: {attribute} must be a positive int, not {value!r}")
+    try:
+        check_metadata(env_cls)
+    except ValueError as exc:
+        raise ConformanceError(str(exc)) from None
+    for split, indices in env_cls.splits.items():  # a server serves an empty split; a conforming env has none
+        _require(len(indices) > 0, f"{env_cls.name}: splits[{split!r}] must be a non-empty range (or TaskRange), not {indices!r}")
 
 
 def _check_score(answer: Any, env_cls: type[Environment], what: str) -> None:
@@ -199,16 +179,24 @@ def _play_expert(session: Any, idx: int, env_cls: type[Environment]) -> list[tup
     )
     rounds = env_cls.expert_max_rounds or env_cls.max_rounds
     played: list[tuple[str, str, float, bool]] = []
+    went_on = None  # the score of the last step that solved the task without ending the episode
     for _ in range(rounds):
         move = session.expert()
         answer = session.step(format_react(move.thought, move.action))
         played.append((move.action, answer.observation, answer.score, answer.done))
-        _check_score(answer, env_cls, f"task {idx}'s expert action {move.action!r}")
+        try:
+            _check_score(answer, env_cls, f"task {idx}'s expert action {move.action!r}")
+        except ConformanceError:
+            if went_on is None:
+                raise
+            break  # the cause is the solved step that went on (its rewards summed past the range): said below
         if answer.done:
+            went_on = None  # solved on the way and ended later: fine
             break
-    if not answer.done and answer.success:
+        went_on = answer.score if answer.success else None
+    if went_on is not None:
         raise ConformanceError(
-            f"{env_cls.name}: the expert reached success score {answer.score} on task {idx} but the episode never "
+            f"{env_cls.name}: the expert reached success score {went_on} on task {idx} but the episode never "
             "ended: a solved task's step must return terminated=True"
         )
     _require(
@@ -289,7 +277,7 @@ def check_server(url: str, env: str, *, expert_tasks: int = 3, split: str | None
                 # JSON escapes, as a client in any language may send them (httpx would refuse a lone surrogate)
                 body = json.dumps({"id": a.id, "action": action}).encode()
                 answer = http.post("/step", content=body, headers={"content-type": "application/json"})
-                _require(answer.status_code == 200, f"{env}: a {what} action answered {answer.status_code}")
+                _require(answer.status_code == 200, f"{env}: a {what} action answered {answer.status_code} {_body(answer)}")
                 _require(answer.json()["reward"] == 0, f"{env}: a {what} action was rewarded")
             for what, action in REFUSED_ACTIONS.items():
                 body = json.dumps({"id": a.id, "action": action}).encode()
@@ -306,6 +294,14 @@ def check_server(url: str, env: str, *, expert_tasks: int = 3, split: str | None
             passed.append(f"expert solves {len(tasks[:expert_tasks])} {split} tasks over HTTP")
     passed.append("close frees sessions and child processes")
     return passed
+
+
+def _body(answer: Any) -> str:
+    """An error answer's own words (its ``error``), for a message."""
+    try:
+        return repr(answer.json().get("error", answer.text))
+    except (ValueError, AttributeError):
+        return repr(answer.text[:200])
 
 
 def _error(answer: Any, status: int, what: str) -> None:
@@ -372,7 +368,11 @@ def _has(answer: Any, fields: tuple[str, ...], what: str) -> None:
 def _server_frees_what_it_holds(http: Any, env: str) -> Iterator[dict[str, Any]]:
     """Yields ``/info``; afterwards, the server holds as many live sessions (and, when it runs on this
     machine, child processes) as before."""
-    info = http.get("/info").json()
+    answer = http.get("/info")
+    if answer.status_code != 200:  # a token refused: said, not a validation error of the error's body
+        hint = ": give check_server the server's token (token=...)" if answer.status_code == 401 else ""
+        raise ConformanceError(f"{env}: /info answered {answer.status_code} {_body(answer)}{hint}")
+    info = answer.json()
     health = http.get("/health").json()
     process = _local_process(health.get("pid"))
     children = {p.pid for p in process.children(recursive=True)} if process else set()
