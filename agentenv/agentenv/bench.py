@@ -164,7 +164,7 @@ def default_out(suite: str, agent: str) -> Path:
     return Path("runs/bench") / f"{suite}_{name}"
 
 
-def _servers_hint(args: argparse.Namespace) -> str:
+def _servers_hint(args: argparse.Namespace, envs: list[str] | None = None) -> str:
     return "is that server up? (without --url, bench starts the servers itself; finished episodes are kept: rerun to resume)"
 
 

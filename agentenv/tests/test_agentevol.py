@@ -3,8 +3,10 @@ iterations end to end on a toy environment defined here, run in-process with the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -722,7 +724,7 @@ def test_a_run_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
     assert json.loads((tmp_path / "run_config.json").read_text())["pair_by"] == "reward"
     (tmp_path / "run_config.json").write_text(json.dumps(older))
     (tmp_path / "iter_0").mkdir()  # the run produced something
-    with pytest.raises(ValueError, match=r"other settings \(pair_by\)"):
+    with pytest.raises(ValueError, match=r"other settings \(pair_by 'reward' \(now 'success'\)\)"):
         check_run_config(tmp_path, settings | {"pair_by": "success"}, defaults=defaults)
 
 
@@ -745,7 +747,7 @@ def test_a_run_that_produced_nothing_takes_new_settings(tmp_path):
     check_run_config(tmp_path, {"model": "runs/bc/model", "lr": 1.0})
     assert json.loads((tmp_path / "run_config.json").read_text())["model"] == "runs/bc/model"
     (tmp_path / "explore.jsonl").write_text("")
-    with pytest.raises(ValueError, match=r"other settings \(model\)"):
+    with pytest.raises(ValueError, match=r"other settings \(model 'runs/bc/model' \(now 'runs/other'\)\)"):
         check_run_config(tmp_path, {"model": "runs/other", "lr": 1.0})
 
 
@@ -828,3 +830,89 @@ def test_an_interrupted_best_of_n_says_what_it_kept(tmp_path, monkeypatch, capsy
     monkeypatch.setattr(bon, "run_best_of_n", interrupted)
     assert main(["best-of-n", "--agent", "expert", "--env", "maze", "--out", str(out)]) == 130
     assert f"interrupted: 0 episodes are finished in {out}; rerun the same command to resume" in capsys.readouterr().err
+
+
+# --- several envs, data of several envs -------------------------------------------------------------------
+
+
+def test_env_all_is_every_installed_env_for_the_trainers_too(tmp_path, monkeypatch):
+    """eval, collect and up took `--env all`; train evol said no env 'all' was installed."""
+    import argparse
+
+    import agentenv.registry
+    from agentenv.trainer.commands import _settings, add_commands
+
+    monkeypatch.setattr(agentenv.registry, "installed_envs", lambda: ["maze", "wordle"])
+    parser = argparse.ArgumentParser()
+    add_commands(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["train", "evol", "--model", "base", "--data", "d.jsonl", "--output-dir", str(tmp_path),
+                              "--env", "all"])
+    monkeypatch.setattr("agentenv.models.check_model_folder", lambda *a, **k: None)
+    assert _settings(AgentEvolConfig, args).envs == ["maze", "wordle"]
+
+
+def test_data_of_envs_the_run_does_not_play_is_said_and_no_data_is_refused_early(expert_data, tmp_path, capsys):
+    """A mixed data file with `--env` naming fewer envs trained on the rest without a word (ETO's SFT too,
+    while its record said it trained on the others alone); data of failures only was found by BC, after the
+    envs were opened and the run's settings written."""
+    mixed = tmp_path / "mixed.jsonl"
+    other = [dataclasses.replace(t, item_id="maze_3", env="maze") for t in read_trajectories(expert_data)][:1]
+    write_trajectories(mixed, [*read_trajectories(expert_data), *other])
+
+    evol = AgentEvol(AgentEvolConfig(model="m", output_dir=str(tmp_path / "e"), data=[str(mixed)], envs=["toy"]))
+    evol.prepare()
+    assert len(evol.initial) == 3
+    assert ("1 trajectories of the data are of envs this run does not play (maze 1): each iteration trains on them"
+            in capsys.readouterr().err)
+    eto = ETO(ETOConfig(model="m", output_dir=str(tmp_path / "t"), expert_data=[str(mixed)], envs=["toy"], sft=True))
+    eto.prepare()
+    assert (len(eto.experts), eto.sft_size) == (2, 3)
+    assert "(maze 1): no pairs are built for them; the SFT stage trains on them" in capsys.readouterr().err
+
+    failed = tmp_path / "failed.jsonl"
+    write_trajectories(failed, [dataclasses.replace(t, reward=0.0, success=False) for t in read_trajectories(expert_data)])
+    cfg = AgentEvolConfig(model="m", output_dir=str(tmp_path / "f"), data=[str(failed)], envs=["toy"], successes_only=True)
+    with pytest.raises(ValueError, match=r"no successful trajectories in .*failed.jsonl"):
+        run_agentevol(cfg, sources=toy_sources(), progress=False)
+    assert not (tmp_path / "f").exists()
+
+
+def test_tasks_both_explored_and_evaluated_are_warned_of(capsys):
+    """--explore-tasks 0 1 2 with eval on the same tasks trained on the eval tasks without a word."""
+    from agentenv.trainer.rollouts import check_sources
+
+    cfg = AgentEvolConfig(model="m", output_dir="o", data=["d"], envs=["toy"], explore_tasks=[100, 101, 2],
+                          eval_limit=2)
+    check_sources(cfg, toy_sources())
+    assert "toy: tasks 100, 101 are both explored and evaluated" in capsys.readouterr().err
+    check_sources(dataclasses.replace(cfg, explore_tasks=[]), toy_sources())  # train against test: no warning
+    assert "both explored" not in capsys.readouterr().err
+
+
+def test_a_second_run_into_a_busy_run_folder_names_the_folder(expert_data, tmp_path):
+    """ETO into a folder another ETO ran in said '.../iter_0/eval.jsonl is being written by another run: ...
+    give another --out', a flag the trainers do not have."""
+    from agentenv.processes import held_by_this_run
+
+    out = tmp_path / "evol"
+    out.mkdir()
+    cfg = AgentEvolConfig(model="m", output_dir=str(out), data=[str(expert_data)], envs=["toy"], iterations=1)
+    with held_by_this_run(out, "busy"), pytest.raises(ValueError, match=r"evol is in use by another agentevol run: "
+                                                                         r"wait for it to end, or give another --output-dir"):
+        run_agentevol(cfg, sources=toy_sources(), progress=False)
+
+
+def test_every_listed_beta_is_checked():
+    """--iteration-betas 0.1 -1 with --iterations 1 was taken: the -1 ran once --iterations was raised."""
+    with pytest.raises(ValueError, match="beta"):
+        ETOConfig(model="m", output_dir="o", expert_data=["e"], envs=["toy"], iterations=1, iteration_betas=[0.1, -1])
+
+
+def test_a_resume_refused_for_other_settings_says_what_they_were(tmp_path):
+    from agentenv.trainer.runs import check_run_config
+
+    settings = {"output_dir": str(tmp_path), "envs": ["maze", "babyai"], "iterations": 1}
+    check_run_config(tmp_path, settings)
+    (tmp_path / "iter_0").mkdir()
+    with pytest.raises(ValueError, match=re.escape("(envs ['maze', 'babyai'] (now ['babyai', 'maze']))")):
+        check_run_config(tmp_path, settings | {"envs": ["babyai", "maze"]})

@@ -116,3 +116,17 @@ def test_compare_gives_a_row_per_env_and_one_for_all(tmp_path, capsys):
     assert set(rows) == {"babyai", "maze", "all"}
     assert rows["maze"]["difference"] == pytest.approx(0.5) and rows["all"]["tasks"] == 4
     assert "babyai" in capsys.readouterr().out
+
+
+def test_a_parquet_shard_or_a_readme_is_refused_not_read_as_json_lines(tmp_path):
+    """compare and view read a dataset's parquet shard as JSON lines: 355 lines of 'skipped line N'."""
+    from agentenv.viewer.app import load_runs
+
+    shard = tmp_path / "maze-00000-of-00001.parquet"
+    shard.write_bytes(b"PAR1\x00\x01\nPAR1")
+    readme = tmp_path / "README.md"
+    readme.write_text("# a dataset\n")
+    with pytest.raises(SystemExit, match=r"parquet is no .json or .jsonl file: give the results files of `agentenv eval`"):
+        main(["compare", str(shard), str(readme)])
+    with pytest.raises(ValueError, match=r"README.md is no .json or .jsonl file"):
+        load_runs([readme])

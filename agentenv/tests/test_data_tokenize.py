@@ -356,3 +356,43 @@ def test_packing_and_collation():
     assert (batch["labels"][batch["attention_mask"] == 0] == IGNORE_INDEX).all()
     with pytest.raises(ValueError):
         pack_examples(examples, max_length=4)
+
+
+def test_a_cut_short_line_is_warned_of_once_per_run(tmp_path, caplog):
+    """An eval resumed over a file with a cut-short line reads the file at its start and for its report: the
+    same line was warned of twice."""
+    from agentenv.data.trajectory import read_jsonl
+
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"a": 1}\n{"b": \n{"c": 3}\n')
+    with caplog.at_level("WARNING"):
+        assert list(read_jsonl(path)) == [{"a": 1}, {"c": 3}]
+        assert list(read_jsonl(path)) == [{"a": 1}, {"c": 3}]
+    assert caplog.text.count("skipped line 2") == 1
+
+
+def test_a_dataset_folder_of_another_project_reads_unscored_rows_as_demonstrations(tmp_path):
+    """Rows with neither reward nor success (AgentTraj) were all failures from a parquet folder, where the same
+    rows as JSON were all successes: BC --successes-only said no successful trajectories."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from agentenv.data.dataset import iter_trajectories
+
+    rows = [{"item_id": f"maze_{i}", "conversations": [{"from": "human", "value": "go"}, {"from": "gpt", "value": "ok"}]}
+            for i in range(3)]
+    (tmp_path / "data").mkdir()
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "data" / "train-00000-of-00001.parquet")
+    assert [t.success for t in iter_trajectories(tmp_path, unscored_reward=1.0)] == [True] * 3
+    assert [t.success for t in iter_trajectories(tmp_path)] == [False] * 3
+    pq.write_table(pa.Table.from_pylist([{"id": 1}]), tmp_path / "data" / "train-00000-of-00001.parquet")
+    with pytest.raises(ValueError, match=r"train-00000-of-00001.parquet: row 1 is not an AgentTraj trajectory \(it has no 'item_id'\)"):
+        list(iter_trajectories(tmp_path))
+
+
+def test_an_unfinished_dataset_folder_says_so(tmp_path):
+    """A collect --out-dataset stopped before it wrote its shards: the folder as --data said 'no trajectories'."""
+    (tmp_path / ".collect").mkdir()
+    (tmp_path / ".collect" / "trajectories.jsonl").write_text("")
+    with pytest.raises(ValueError, match=r"is a dataset folder whose `agentenv collect --out-dataset` has not finished"):
+        load_trajectory_dataset(tmp_path)

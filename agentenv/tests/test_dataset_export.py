@@ -124,3 +124,23 @@ def test_its_shards_folder_names_the_dataset_folder_to_give(dataset):
     with pytest.raises(ValueError, match=r"data holds the shards of the dataset folder .*expert: give that folder"):
         load_trajectory_dataset(dataset / "data")
     assert load_trajectory_dataset(dataset).num_rows == 12
+
+
+def test_a_rerun_with_fewer_envs_keeps_what_the_folder_holds(servers, dataset, capsys):
+    """Rerun with --env maze, the dataset lost babyai's and wordle's trajectories without a word (they stayed
+    in .collect only); its card said 'train splits' whatever split was played."""
+    assert main(["collect", "--env", "maze", "--url", servers[0], "--out-dataset", str(dataset), "--no-progress",
+                 "--limit", "4"]) == 0
+    assert "12 trajectories in" in capsys.readouterr().err
+    assert datasets.load_dataset(str(dataset), split="train").num_rows == 12
+    card = (dataset / "README.md").read_text()
+    assert "on the train splits of 3 environments" in card
+    for env in ("babyai", "maze", "wordle"):  # the versions of envs this run did not play are kept too
+        assert re.search(rf"^\| {env} \| [\w.]+ \| 4 \| 4 \|", card, re.MULTILINE)
+
+
+def test_the_card_names_the_splits_played(servers, tmp_path):
+    out = tmp_path / "test_split"
+    assert main(["collect", "--env", "maze", "--url", servers[0], "--out-dataset", str(out), "--no-progress",
+                 "--split", "test", "--limit", "2"]) == 0
+    assert "on the test split of 1 environment (" in (out / "README.md").read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from pathlib import Path
 
@@ -395,3 +396,43 @@ def test_pairing_by_success_ignores_how_fast_a_success_was():
     assert make_pair(expert, slower, by="success") is None  # two successes tie
     pair = make_pair(expert, failed, by="success")
     assert pair.chosen == expert.conversations and pair.rejected_reward == 0.0
+
+
+def test_a_reference_value_that_is_no_finite_number_is_refused_naming_its_line(tmp_path):
+    """A NaN reference trained a model of NaNs (exit 0); a string failed in the collator ('too many dimensions
+    str') and was cached in the run folder, so mending the file did not help."""
+    good = pairs()[0].to_json()
+    for value in (float("nan"), "abc", float("inf"), True):
+        path = tmp_path / "refs.jsonl"
+        write_pairs(path, [PreferencePair.from_json(good)])
+        path.write_text(path.read_text() + json.dumps(good | {"ref_chosen_logp": value, "ref_rejected_logp": -3.0}) + "\n")
+        with pytest.raises(ValueError, match=r"refs.jsonl: line 2 is not a preference pair \(ref_chosen_logp is .*: a "
+                                             r"finite number"):
+            list(read_pairs(path))
+    assert PreferencePair.from_json(good | {"ref_chosen_logp": -2, "ref_rejected_logp": None}).ref_chosen_logp == -2.0
+
+
+def test_pairs_dropped_or_cut_are_counted_by_cause(base_model, tmp_path, capsys):
+    """Pairs whose two sides are the same (loss log 2 at every step, nothing learned) trained without a word;
+    cut pairs were not reported (BC reports its cut conversations); and pairs without a trained turn said
+    'raise --max-length', which cannot help them."""
+    from agentenv.trainer.engine import TrainConfig, load_tokenizer
+
+    tokenizer = load_tokenizer(TrainConfig(model=str(base_model), output_dir="unused"))
+    same = [dataclasses.replace(p, rejected=p.chosen) for p in pairs()]
+    examples, counts = tokenize_pairs(same[:2] + pairs()[2:], tokenizer, 1024)
+    assert (len(examples), counts.identical, counts.dropped) == (2, 2, 2)
+    from agentenv.data.tokenize import encode_conversation
+
+    longest = max(len(encode_conversation(tokenizer, p.rejected, 100_000).input_ids) for p in pairs())
+    _, counts = tokenize_pairs(pairs(), tokenizer, longest - 1)  # the rejected sides lose their last reply
+    assert (counts.truncated, counts.dropped) == (4, 0)
+    assert f"4/4 pairs kept with trained turns cut at --max-length {longest - 1}" in counts.report(4, longest - 1)
+
+    write_pairs(tmp_path / "same.jsonl", same)
+    with pytest.raises(ValueError, match="every pair's chosen and rejected sides are the same"):
+        train_dpo(dpo_config(base_model, tmp_path / "a", tmp_path / "same.jsonl"))
+    untrained = [dataclasses.replace(p, chosen=[dataclasses.replace(t, loss=False) for t in p.chosen]) for p in pairs()]
+    write_pairs(tmp_path / "untrained.jsonl", untrained)
+    with pytest.raises(ValueError, match="no pair has a trained turn on both sides: each needs gpt turns"):
+        train_dpo(dpo_config(base_model, tmp_path / "b", tmp_path / "untrained.jsonl"))

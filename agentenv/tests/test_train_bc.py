@@ -162,8 +162,11 @@ def test_finished_run_is_not_repeated(base_model, data, tmp_path):
         train_bc(config(base_model, data, tmp_path / "bc", max_steps=1, learning_rate=1e-3))
     from agentenv.trainer.dpo import DPOConfig, train_dpo
 
-    with pytest.raises(ValueError, match="holds a finished run with other settings or of another trainer"):
-        train_dpo(DPOConfig(model=str(base_model), output_dir=str(out), pairs=["p.jsonl"], max_steps=1))
+    # named as such (it said "other settings (pairs, warmup_ratio)" and offered --no-resume, which trained
+    # over the BC model), --no-resume or not
+    for resume in (True, False):
+        with pytest.raises(ValueError, match="bc holds a bc run: give another --output-dir \\(this dpo run would train over"):
+            train_dpo(DPOConfig(model=str(base_model), output_dir=str(out), pairs=["p.jsonl"], max_steps=1, resume=resume))
 
 
 def test_packed_rows_give_the_loss_of_their_conversations_one_by_one(base_model, data, tmp_path):

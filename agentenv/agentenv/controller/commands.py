@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -91,7 +92,7 @@ def one_line(exc: BaseException) -> str:
 
 
 def one_line_errors(
-    servers_hint: Callable[[argparse.Namespace], str] | None = None,
+    servers_hint: Callable[[argparse.Namespace, list[str] | None], str] | None = None,
     resume_hint: Callable[[argparse.Namespace], str] | None = None,
     also: tuple[type[Exception], ...] = (),
 ):
@@ -113,7 +114,8 @@ def one_line_errors(
             except Unauthorized as exc:
                 raise SystemExit(f"error: {one_line(exc)} (set AGENTENV_TOKEN to the servers' token)") from None
             except ServerUnreachable as exc:
-                raise SystemExit(f"error: {one_line(exc)}; {(servers_hint or _servers_hint)(args)}") from None
+                hint = (servers_hint or _servers_hint)(args, [exc.env] if exc.env else None)
+                raise SystemExit(f"error: {one_line(exc)}; {hint}") from None
             except AgentSettingsError as exc:  # no "rerun the same command": it needs other settings
                 raise SystemExit(f"error: the model endpoint refused the settings: {one_line(exc)}") from None
             except AgentError as exc:
@@ -138,9 +140,10 @@ def start_servers_hint(envs: list[str]) -> str:
     return f"is its server up? start it with `agentenv up {' '.join(servers) or 'ENV'}`, give its --url, or run with --local"
 
 
-def _servers_hint(args: argparse.Namespace) -> str:
-    """What to do when an env's server does not answer during ``eval`` / ``collect``."""
-    hint = start_servers_hint(args.env)
+def _servers_hint(args: argparse.Namespace, envs: list[str] | None = None) -> str:
+    """What to do when the server of ``envs`` (default: any of the run's) does not answer during ``eval`` /
+    ``collect``."""
+    hint = start_servers_hint(envs or args.env)
     if getattr(args, "out", None) and Path(args.out).exists():  # it stopped during the run: say what is kept
         hint += f"; {_resume_hint(args)}"
     return hint
@@ -240,7 +243,7 @@ def run_collect(args: argparse.Namespace) -> int:
                     temperature=None, progress=not args.no_progress, sources=sources,
                 )
                 if args.out_dataset is not None:
-                    _write_dataset(args.out_dataset, tasks, sources, agent.name)
+                    _write_dataset(args.out_dataset, tasks, agent.name)
                 return report
 
             return _finish(args, run)
@@ -264,17 +267,22 @@ def _dataset_sizes(envs: list[str]) -> dict[str, int]:
     return {env: env_class(env).dataset_size for env in envs}
 
 
-def _write_dataset(folder: Path, tasks: list, sources: dict[str, EnvSource], expert: str) -> None:
-    """Turn the run's episodes (the latest of each of its tasks) into the dataset folder and say what it holds."""
+def _write_dataset(folder: Path, tasks: list, expert: str) -> None:
+    """Turn every episode collected into the folder (the latest of each task: this run's and earlier runs',
+    which may have named other envs or more tasks) into its dataset, and say what it holds."""
     from agentenv.data.export import raw_path, write_dataset
     from agentenv.data.trajectory import read_trajectories
 
     wanted = {f"{t.env}_{t.data_idx}" for t in tasks}
-    latest = {t.item_id: t for t in read_trajectories(raw_path(folder)) if t.item_id in wanted}
-    versions = {env: str(source.info().get("version", "")) for env, source in sources.items()}
+    latest = {t.item_id: t for t in read_trajectories(raw_path(folder))}
+    earlier = sum(item not in wanted for item in latest)
+    meta = json.loads(raw_path(folder).with_suffix(".meta.json").read_text())  # every env played into it
+    versions = {env: str(info.get("version", "")) for env, info in (meta.get("envs") or {}).items()}
     counts = write_dataset(folder, latest.values(), expert=expert, env_versions=versions)
     listing = ", ".join(f"{env} {c['kept']}" for env, c in counts.items())
-    print(f"{sum(c['kept'] for c in counts.values())} trajectories in {folder} ({listing})", file=sys.stderr)
+    kept = sum(c["kept"] for c in counts.values())
+    note = f"; {earlier} episodes of tasks this run did not name are from earlier runs into it" if earlier else ""
+    print(f"{kept} trajectories in {folder} ({listing}){note}", file=sys.stderr)
 
 
 @one_line_errors()

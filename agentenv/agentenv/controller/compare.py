@@ -24,13 +24,14 @@ from rich.table import Table
 
 from agentenv.controller.report import table_console
 from agentenv.controller.stats import paired_difference_interval
-from agentenv.data.trajectory import read_records
+from agentenv.data.trajectory import check_records_file, read_records
 
 
 def successes(path: Path) -> dict[str, bool]:
     """``{item_id: success}`` of an episodes file (one episode per task)."""
     if not path.is_file():
         raise ValueError(f"{path}: {'a folder, not an' if path.is_dir() else 'no such'} episodes file")
+    check_records_file(path, "give the results files of `agentenv eval` (or .json lists of episodes)")
     result: dict[str, bool] = {}
     for number, episode in enumerate(read_records(path, "episodes"), 1):  # JSONL, or a .json list
         if not isinstance(episode, dict) or not {"item_id", "success"} <= episode.keys():

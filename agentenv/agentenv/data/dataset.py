@@ -44,11 +44,13 @@ def trajectory_to_row(t: Trajectory) -> dict[str, Any]:
     return d
 
 
-def row_to_trajectory(row: dict[str, Any]) -> Trajectory:
-    d = dict(row)
+def row_to_trajectory(row: dict[str, Any], unscored_reward: float = 0.0) -> Trajectory:
+    """One dataset row as a trajectory; a row without a score (no column, or null) gets ``unscored_reward``,
+    as a JSON record does (:meth:`Trajectory.from_json`)."""
+    d = {k: v for k, v in row.items() if not (k in ("reward", "success") and v is None)}
     if isinstance(d.get("meta"), str):
         d["meta"] = json.loads(d["meta"] or "{}")
-    return Trajectory.from_json(d)
+    return Trajectory.from_json(d, unscored_reward)
 
 
 #: the files an evaluation or Best-of-N run writes beside its trajectories: not trajectories
@@ -58,12 +60,15 @@ SIDE_FILES = (".meta.json", ".report.json", ".best_of_n.json")
 def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
     """Files named directly, plus every ``*.json`` / ``*.jsonl`` inside a named folder (sorted), except the
     side files of evaluations (:data:`SIDE_FILES`)."""
-    from agentenv.data.export import is_dataset_folder
+    from agentenv.data.export import is_dataset_folder, raw_path
 
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files: list[Path] = []
     for p in map(Path, paths):
+        if p.is_dir() and raw_path(p).exists() and not is_dataset_folder(p):  # its shards not written yet
+            raise ValueError(f"{p} is a dataset folder whose `agentenv collect --out-dataset` has not finished (the "
+                             f"episodes so far are in {raw_path(p)}): rerun that collect to finish it")
         if p.is_dir():
             found = sorted(q for q in p.iterdir() if q.suffix in (".json", ".jsonl") and not q.name.endswith(SIDE_FILES))
             if not found and is_dataset_folder(p.parent):
@@ -93,7 +98,7 @@ def iter_trajectories(paths: PathLike | Iterable[PathLike], unscored_reward: flo
 
     for path in [paths] if isinstance(paths, (str, os.PathLike)) else paths:
         if is_dataset_folder(path):
-            yield from read_dataset_folder(path)
+            yield from read_dataset_folder(path, unscored_reward)
         else:
             for f in expand_paths(path):
                 yield from read_trajectories(f, unscored_reward)

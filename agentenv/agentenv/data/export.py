@@ -48,15 +48,22 @@ def check_dataset_target(folder: str | os.PathLike) -> None:
                          "give a new or empty folder, or one an earlier `agentenv collect --out-dataset` wrote")
 
 
-def read_dataset_folder(path: str | os.PathLike) -> Iterator[Trajectory]:
-    """The trajectories of a dataset folder, env by env (read with pyarrow: no ``datasets`` cache)."""
+def read_dataset_folder(path: str | os.PathLike, unscored_reward: float = 0.0) -> Iterator[Trajectory]:
+    """The trajectories of a dataset folder, env by env (read with pyarrow: no ``datasets`` cache); rows
+    without a score (another project's folder) get ``unscored_reward``."""
     import pyarrow.parquet as pq
 
     from agentenv.data.dataset import row_to_trajectory
 
     for shard in sorted((Path(path) / DATA_DIR).glob("*.parquet")):
-        for row in pq.read_table(shard).to_pylist():
-            yield row_to_trajectory(row)
+        for number, row in enumerate(pq.read_table(shard).to_pylist(), 1):
+            try:
+                trajectory = row_to_trajectory(row, unscored_reward)
+            except (KeyError, TypeError, AttributeError, ValueError) as exc:
+                missing = f"it has no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
+                raise ValueError(f"{shard}: row {number} is not an AgentTraj trajectory ({missing}); each needs "
+                                 "item_id and conversations of from/value turns") from None
+            yield trajectory
 
 
 def write_dataset(
@@ -102,8 +109,9 @@ def write_dataset(
         os.replace(folder / DATA_DIR, old)
     os.replace(tmp, folder / DATA_DIR)
     shutil.rmtree(old, ignore_errors=True)
+    splits = sorted({t.split for ts in by_env.values() for t in ts if t.success or not successes_only} - {""})
     write_text_atomic(folder / "README.md", dataset_card(
-        counts, stats, expert=expert, env_versions=env_versions or {}, successes_only=successes_only))
+        counts, stats, expert=expert, env_versions=env_versions or {}, successes_only=successes_only, splits=splits))
     return counts
 
 
@@ -114,6 +122,7 @@ def dataset_card(
     expert: str,
     env_versions: Mapping[str, str],
     successes_only: bool,
+    splits: Iterable[str] = ("train",),
 ) -> str:
     """The README.md of a dataset folder: YAML configs (all envs, and one per env), then what it holds."""
     import yaml
@@ -130,12 +139,14 @@ def dataset_card(
     )
     total = sum(c["kept"] for c in counts.values())
     kept = "successful episodes only" if successes_only else "every episode"
+    splits = list(splits)
+    where = f"the {' and '.join(splits)} split{'s' if len(splits) > 1 or len(counts) > 1 else ''} of " if splits else ""
     return f"""---
 {yaml.safe_dump(header, sort_keys=False)}---
 
 # AgentGym expert trajectories
 
-{total} trajectories of the `{expert}` agent on the train splits of {len(counts)} environments ({kept}),
+{total} trajectories of the `{expert}` agent on {where}{len(counts)} environment{'s' if len(counts) != 1 else ''} ({kept}),
 written by `agentenv collect --out-dataset` (agentenv {_version()}) on {datetime.date.today().isoformat()}.
 
 | env | env version | episodes played | trajectories | mean rounds |

@@ -286,8 +286,8 @@ class EncodeStats:
 def tokenize_dataset(dataset, tokenizer, max_length: int | None = None, num_proc: int | None = None):
     """Tokenize a trajectory dataset (``conversations`` column) into ``input_ids`` / ``labels``.
 
-    Returns ``(tokenized_dataset, EncodeStats)``; dropped conversations are removed and truncations are
-    logged as a warning.
+    Returns ``(tokenized_dataset, EncodeStats)``; dropped conversations are removed, and the stats count
+    them and the truncated ones (BC prints their report).
     """
 
     def encode_batch(batch: dict[str, list]) -> dict[str, list]:
@@ -321,8 +321,6 @@ def tokenize_dataset(dataset, tokenizer, max_length: int | None = None, num_proc
     for labels in tokenized["labels"]:
         stats.tokens += len(labels)
         stats.trained_tokens += sum(label != IGNORE_INDEX for label in labels)
-    if stats.dropped or stats.truncated:
-        log.warning("max_length=%s: %s", max_length, stats.report())
     return tokenized, stats
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
+_warned_lines: set[tuple[str, int]] = set()  # a cut-short line is warned of once, however often a run reads it
 
 ACKNOWLEDGEMENT = "Ok."
 
@@ -134,6 +135,13 @@ def read_trajectories(path: str | os.PathLike, unscored_reward: float = 0.0) -> 
         yield trajectory  # outside the try: an error thrown in at the yield is the reader's, not this record's
 
 
+def check_records_file(path: str | os.PathLike, what: str) -> None:
+    """Refuse a file that is no ``.json`` / ``.jsonl`` (a parquet shard or a README was read as JSON lines,
+    every line skipped with a warning); ``what`` says what to give instead."""
+    if Path(path).suffix not in (".json", ".jsonl"):
+        raise ValueError(f"{path} is no .json or .jsonl file: {what}")
+
+
 def read_records(path: str | os.PathLike, kind: str, strict: bool = False) -> Iterator[Any]:
     """The records of a ``.json`` file (one list) or of any other file as JSONL (:func:`read_jsonl`);
     ``kind`` names the file in errors (``trajectory``, ``pairs``)."""
@@ -189,7 +197,9 @@ def _jsonl_lines(path: str | os.PathLike, strict: bool) -> Iterator[tuple[int, A
                     else:
                         why = "not UTF-8" if isinstance(exc, UnicodeDecodeError) else "nested too deep"
                     raise ValueError(f"{path}: line {number} is not JSON ({why})") from None
-                log.warning("%s: skipped line %d, which is not JSON (cut short by a kill?)", path, number)
+                if (str(path), number) not in _warned_lines:
+                    _warned_lines.add((str(path), number))
+                    log.warning("%s: skipped line %d, which is not JSON (cut short by a kill?)", path, number)
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:

@@ -175,12 +175,15 @@ class AgentEvol(StagedRun):
         if cfg.keep_threshold is not None and not math.isfinite(cfg.keep_threshold):
             raise ValueError(f"keep_threshold must be a finite number, not {cfg.keep_threshold}")
         if not cfg.data:
-            raise ValueError("data: give the initial (expert) trajectory files")
+            raise ValueError("--data (data): give the initial (expert) trajectory files")
         from agentenv.data.dataset import iter_trajectories
 
         # records without a score (AgentGym's releases) are demonstrations: successes, as BC reads them
         initial = iter_trajectories(cfg.data, unscored_reward=1.0)
         self.initial = [t for t in initial if t.success or not cfg.successes_only]
+        if not self.initial and not cfg.bc_model:  # before any env opens: iteration 0's BC would fail on it
+            raise ValueError(f"no {'successful ' if cfg.successes_only else ''}trajectories in {', '.join(cfg.data)}")
+        self.note_other_envs(self.initial, "each iteration trains on them; they are neither explored nor evaluated")
 
     def initial_model(self, it: IterationDir) -> dict[str, Any]:
         cfg = self.cfg

@@ -9,6 +9,7 @@ gives settings from a file.  Training commands also run under ``torchrun`` / ``a
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Callable
@@ -20,9 +21,10 @@ from agentenv.trainer.config_args import add_dataclass_args, dataclass_from_args
 from agentenv.trainer.runs import print_summary
 
 
-def _servers_hint(args: argparse.Namespace) -> str:
-    """What to do when an env's server does not answer; a trainer keeps what it finished."""
-    envs = getattr(args, "envs", None)
+def _servers_hint(args: argparse.Namespace, envs: list[str] | None = None) -> str:
+    """What to do when the server of ``envs`` (default: any of the run's) does not answer; a trainer keeps
+    what it finished."""
+    envs = envs or getattr(args, "envs", None)
     if not envs and getattr(args, "config", None):  # the envs a --config file names
         try:
             envs = list(json.loads(Path(args.config).read_text()).get("envs", []))
@@ -49,6 +51,10 @@ def _settings(config_class: type, args: argparse.Namespace) -> Any:
     from agentenv.models import check_model_folder
 
     cfg = dataclass_from_args(config_class, args)
+    if list(getattr(cfg, "envs", None) or []) == ["all"]:  # as eval, collect and up take it
+        from agentenv.registry import installed_envs
+
+        cfg = dataclasses.replace(cfg, envs=installed_envs())
     try:
         check_model_folder(cfg.model, label=f"--model {cfg.model}")
         if getattr(cfg, "bc_model", ""):  # AgentEvol's and RFT's given iteration-0 agent

@@ -89,9 +89,20 @@ class PreferencePair:
             rejected=prompt + [Turn.from_json(t) for t in d["rejected"]],
             chosen_reward=d.get("chosen_reward"),
             rejected_reward=d.get("rejected_reward"),
-            ref_chosen_logp=d.get("ref_chosen_logp"),
-            ref_rejected_logp=d.get("ref_rejected_logp"),
+            ref_chosen_logp=_reference_value(d, "ref_chosen_logp"),
+            ref_rejected_logp=_reference_value(d, "ref_rejected_logp"),
         )
+
+
+def _reference_value(d: dict[str, Any], field: str) -> float | None:
+    """A pair file's reference log-probability: a finite number, or absent (computed by the run).  A NaN
+    trained a model of NaNs; a string failed deep in the collator, and was cached in the run folder."""
+    value = d.get(field)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{field} is {value!r}: a finite number (a log-probability), or leave it out")
+    return float(value)
 
 
 def read_pairs(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Iterator[PreferencePair]:
@@ -327,12 +338,40 @@ class DPOConfig(TrainConfig):
         check_objective(self.beta, self.nll_weight, self.loss_type, self.preference_span)
 
 
+@dataclass
+class PairCounts:
+    """What :func:`tokenize_pairs` left out or cut: pairs with a side that has no trained token within
+    ``max_length`` (``no_trained_turn``, of which ``no_gpt_turn`` have no trained turn at all), pairs whose
+    two sides are the same (nothing to prefer: the loss is constant), and pairs kept with trained turns cut."""
+
+    no_trained_turn: int = 0
+    no_gpt_turn: int = 0
+    identical: int = 0
+    truncated: int = 0
+
+    @property
+    def dropped(self) -> int:
+        return self.no_trained_turn + self.identical
+
+    def report(self, total: int, max_length: int) -> str:
+        parts = []
+        if self.no_trained_turn:
+            parts.append(f"dropped {self.no_trained_turn}/{total} pairs with a side that has no trained turn within "
+                         f"--max-length {max_length}" + (f" ({self.no_gpt_turn} with none at all)" * bool(self.no_gpt_turn)))
+        if self.identical:
+            parts.append(f"dropped {self.identical}/{total} pairs whose chosen and rejected sides are the same")
+        if self.truncated:
+            parts.append(f"{self.truncated}/{total} pairs kept with trained turns cut at --max-length {max_length}")
+        return "; ".join(parts)
+
+
 def tokenize_pairs(
     pairs: list[PreferencePair], tokenizer, max_length: int, preference_span: str = "turn"
-) -> tuple[list[dict[str, Any]], int]:
-    """Tokenized pairs (both sides with loss masks); returns ``(examples, dropped)`` where a pair is dropped
-    when either side has no trained token within ``max_length``.  With ``preference_span="action"`` the
-    sides' labels cover the action lines only, and ``chosen_nll_labels`` the whole chosen turns.
+) -> tuple[list[dict[str, Any]], PairCounts]:
+    """Tokenized pairs (both sides with loss masks), and :class:`PairCounts`: a pair is dropped when either
+    side has no trained token within ``max_length``, or when its two sides are the same.  With
+    ``preference_span="action"`` the sides' labels cover the action lines only, and ``chosen_nll_labels``
+    the whole chosen turns.
 
     A pair file's reference log-probabilities are kept only for a side trained as given (all its agent
     turns, none cut by ``max_length``); otherwise they cover other tokens and are left to be recomputed."""
@@ -340,12 +379,16 @@ def tokenize_pairs(
     from agentenv.react import ACTION_MARKER
 
     focus = ACTION_MARKER if preference_span == "action" else None
-    examples, dropped = [], 0
+    examples, counts = [], PairCounts()
     for i, pair in enumerate(pairs):
         chosen = encode_conversation(tokenizer, pair.chosen, max_length, focus)
         rejected = encode_conversation(tokenizer, pair.rejected, max_length, focus)
         if chosen is None or rejected is None:
-            dropped += 1
+            counts.no_trained_turn += 1
+            counts.no_gpt_turn += not all(any(t.trains() for t in side) for side in (pair.chosen, pair.rejected))
+            continue
+        if chosen.input_ids == rejected.input_ids:
+            counts.identical += 1
             continue
         example = {
             "pair": i,
@@ -358,15 +401,16 @@ def tokenize_pairs(
         }
         if focus is not None:
             if all(t == IGNORE_INDEX for t in chosen.focus_labels + rejected.focus_labels):
-                dropped += 1
+                counts.no_trained_turn += 1
                 continue
             example |= {
                 "chosen_labels": chosen.focus_labels,
                 "rejected_labels": rejected.focus_labels,
                 "chosen_nll_labels": chosen.labels,
             }
+        counts.truncated += bool(chosen.dropped_turns or rejected.dropped_turns)
         examples.append(example)
-    return examples, dropped
+    return examples, counts
 
 
 def compute_reference_logps(model, examples: list[dict[str, Any]], collate: PairCollator, batch_size: int, accelerator):
@@ -421,7 +465,7 @@ def train_dpo(cfg: DPOConfig) -> Path:
     """DPO from ``cfg.model`` (also the frozen reference) on ``cfg.pairs``; returns the output folder."""
     out = Path(cfg.output_dir)
     if not cfg.pairs:
-        raise ValueError("DPOConfig.pairs: give at least one pair file")
+        raise ValueError("--pairs (DPOConfig.pairs): give at least one pair file")
     if already_trained(cfg):  # --no-resume trains again
         return out
     pairs = list(read_pairs(cfg.pairs))  # a mistake in the file stops the run before anything loads
@@ -430,10 +474,14 @@ def train_dpo(cfg: DPOConfig) -> Path:
     accelerator = make_accelerator(cfg)
     try:
         tokenizer = load_tokenizer(cfg)
-        examples, dropped = tokenize_pairs(pairs, tokenizer, cfg.max_length, cfg.preference_span)
-        if dropped:
-            accelerator.print(f"dropped {dropped}/{len(pairs)} pairs with no trained turn within max_length")
+        examples, counts = tokenize_pairs(pairs, tokenizer, cfg.max_length, cfg.preference_span)
+        if counts.dropped or counts.truncated:
+            accelerator.print(counts.report(len(pairs), cfg.max_length))
         if not examples:
+            if counts.identical == len(pairs):
+                raise ValueError("every pair's chosen and rejected sides are the same: there is nothing to prefer")
+            if counts.no_gpt_turn == counts.no_trained_turn:
+                raise ValueError("no pair has a trained turn on both sides: each needs gpt turns (loss true or unset)")
             raise ValueError(f"no pair has a trained turn on both sides within --max-length {cfg.max_length}: raise it")
         collate = PairCollator(tokenizer.pad_token_id)
         saved = out / REFERENCE_FILE

@@ -194,7 +194,7 @@ def already_trained(cfg: TrainConfig) -> bool:
     """Whether ``cfg.output_dir`` holds the finished run of these settings (a rerun trains nothing, and says
     so).  A finished run of other settings, or of another trainer, is refused: its model is not this one's."""
     out = Path(cfg.output_dir)
-    refuse_another_kind_of_run(out, staged=False)  # first: each training command starts here
+    refuse_another_kind_of_run(out, staged=False, config=cfg.to_json())  # first: each training command starts here
     if not cfg.resume or not is_done(out):
         if cfg.resume and (checkpoint := latest_checkpoint(out)) is not None:
             check_checkpoint(checkpoint, cfg)  # before the data is tokenized and the model loads (minutes)

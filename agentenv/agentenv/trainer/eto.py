@@ -197,7 +197,8 @@ class ETOConfig(RolloutSettings, TrainConfig):
         super().__post_init__()
         check_pairing(self.pair_cut, self.pair_by)
         check_pair_with(self.pair_with, self.samples_per_instruction, self.explore_temperature)
-        for m in range(1, self.iterations + 1):
+        # every listed beta, as every listed learning rate: one beyond --iterations runs once they are raised
+        for m in range(1, max(self.iterations, len(self.iteration_betas)) + 1):
             check_objective(self.beta_for(m), self.nll_weight, self.loss_type, self.preference_span)
         if self.rejected_extra_rounds < 0:
             raise ValueError(f"rejected_extra_rounds must not be negative, not {self.rejected_extra_rounds}")
@@ -230,17 +231,22 @@ class ETO(StagedRun):
     def prepare(self) -> None:
         cfg = self.cfg
         if not cfg.expert_data:
-            raise ValueError("expert_data: give the expert trajectory files")
+            raise ValueError("--expert-data (expert_data): give the expert trajectory files")
         from agentenv.data.dataset import iter_trajectories
 
         # an expert trajectory without a score (AgentGym's released files) is a successful demonstration: read
         # with an infinite reward, which select() sets to its env's best score once the env is open
-        self.experts = [t for t in iter_trajectories(cfg.expert_data, unscored_reward=math.inf) if t.env in cfg.envs]
+        experts = list(iter_trajectories(cfg.expert_data, unscored_reward=math.inf))
+        self.note_other_envs(experts, "no pairs are built for them" + ("; the SFT stage trains on them" if cfg.sft else ""))
+        self.sft_size = len(experts)  # SFT trains on the whole expert data, as BC would
+        self.experts = [t for t in experts if t.env in cfg.envs]
 
     def initial_model(self, it: IterationDir) -> dict[str, Any]:
         cfg = self.cfg
-        model = run_training("bc", _sft_config(cfg, it / "model"), cfg.train_launcher) if cfg.sft else cfg.model
-        return {"model": str(model), "train_size": len(self.experts)}
+        if not cfg.sft:
+            return {"model": str(cfg.model), "train_size": 0}
+        return {"model": str(run_training("bc", _sft_config(cfg, it / "model"), cfg.train_launcher)),
+                "train_size": self.sft_size}
 
     def explore_filter(self) -> tuple[str, dict[str, set[int]]]:
         """The explore-split tasks that have an expert trajectory to pair with."""

@@ -63,9 +63,25 @@ class IterationDir:
 TRAINING_RUN_FILES = ("train_config.json", "train_state.json")
 
 
-def refuse_another_kind_of_run(out: Path, staged: bool) -> None:
+def training_kind(config: Mapping[str, Any]) -> str:
+    """Which trainer a training run's settings are of (``train_config.json`` does not name it)."""
+    return "dpo" if "pairs" in config else "grpo" if "num_generations" in config else "bc"
+
+
+def refuse_another_kind_of_run(out: Path, staged: bool, config: Mapping[str, Any] | None = None) -> None:
     """One folder, one kind of run: an iterative run (evol, rft, eto) does not write beside a training run's
-    model (bc, dpo, grpo), nor a training run into an iterative run's folder (each wrote into the other's)."""
+    model (bc, dpo, grpo), nor a training run into an iterative run's folder (each wrote into the other's),
+    nor a training run of ``config`` into another trainer's folder (its refusal said "other settings (pairs,
+    warmup_ratio)", and offered --no-resume, which trains over the other's model)."""
+    saved = out / TRAINING_RUN_FILES[0]
+    if config is not None and saved.exists():
+        try:
+            kind = training_kind(json.loads(saved.read_text()))
+        except (ValueError, AttributeError, TypeError):  # not a run's record: the checks after this one say so
+            kind = training_kind(config)
+        if kind != training_kind(config):
+            raise ValueError(f"{out} holds a {kind} run: give another --output-dir (this {training_kind(config)} "
+                             f"run would train over its model)")
     if staged:
         found = next((name for name in TRAINING_RUN_FILES if (out / name).exists()), None)
         if found:
@@ -96,8 +112,10 @@ def check_run_config(
                              f"the files there; continue it in {started}, or start over here with --no-resume")
         changed = changed_settings(saved, settings, dict(defaults or {}), volatile)
         if changed:
+            was = {**dict(defaults or {}), **saved}
+            listed = "; ".join(f"{name} {was.get(name)!r} (now {settings[name]!r})" for name in changed)
             raise ValueError(
-                f"{run_dir} holds a run started with other settings ({', '.join(changed)}); "
+                f"{run_dir} holds a run started with other settings ({listed}); "
                 "use a new output_dir, or the same settings to resume it"
             )
     write_json(path, settings)

@@ -16,9 +16,11 @@ in.  An algorithm's file supplies only what differs: its select and train stages
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sys
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -27,6 +29,7 @@ from agentenv.controller.evaluator import latest_episodes
 from agentenv.controller.selection import listing
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, read_trajectories
+from agentenv.processes import held_by_this_run
 from agentenv.trainer.config_args import field_defaults
 from agentenv.trainer.rollouts import check_sources, close_sources, open_sources, task_indices
 from agentenv.trainer.runs import (
@@ -102,11 +105,17 @@ class StagedRun(ABC):
         refuse_another_kind_of_run(self.run_dir, staged=True)
         self.prepare()
         self.envs = open_sources(cfg, self.given)
+        held = contextlib.ExitStack()
         try:
             if not cfg.resume or not IterationDir(self.run_dir, cfg.iterations).done("evaluated"):
                 check_sources(cfg, self.envs, explores=cfg.iterations > 0)  # a finished run needs no env
                 if cfg.iterations > 0:
                     self._check_explore_set()
+            # one run in a folder at a time (a second one's evaluation was refused its results file, naming
+            # eval's --out); made only now, so a mistake found above leaves no folder behind
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            busy = f"{self.run_dir} is in use by another {self.algorithm} run: wait for it to end, or give another --output-dir"
+            held.enter_context(held_by_this_run(self.run_dir, busy))
             if not cfg.resume:  # only once the settings and the envs have passed their checks
                 self._start_over()
             settings = cfg.to_json() | {"algorithm": self.algorithm, "output_dir": str(self.run_dir)}
@@ -124,6 +133,7 @@ class StagedRun(ABC):
                 write_summary(self.run_dir, self.algorithm, results)
             return write_summary(self.run_dir, self.algorithm, results)
         finally:
+            held.close()
             close_sources(self.envs, self.given)
 
     def _start_over(self) -> None:
@@ -169,6 +179,15 @@ class StagedRun(ABC):
             it.mark(self.select_stage, explored=len(explored), **self.select(it, explored))
 
     # --- helpers for the hooks --------------------------------------------------------------------------
+    def note_other_envs(self, trajectories: list[Trajectory], use: str) -> None:
+        """Say how the data's trajectories of envs the run does not play are used (``use``): nothing else
+        tells the user that a mixed data file was meant for more envs than ``--env`` names."""
+        others = Counter(t.env for t in trajectories if t.env not in self.cfg.envs)
+        if others:
+            listed = ", ".join(f"{env} {n}" for env, n in sorted(others.items()))
+            print(f"[agentenv] {sum(others.values())} trajectories of the data are of envs this run does not play "
+                  f"({listed}): {use}", file=sys.stderr)
+
     def explore_tasks(self) -> dict[str, list[int]]:
         """env -> the task indices each iteration explores: the explore set, narrowed by :meth:`explore_filter`."""
         filtered = self.explore_filter()

@@ -28,7 +28,7 @@ from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from agentenv.data.trajectory import Trajectory, read_trajectories
+from agentenv.data.trajectory import Trajectory, check_records_file, read_trajectories
 
 STATIC = Path(__file__).parent / "static"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -55,6 +55,7 @@ def load_runs(paths: list[str | os.PathLike]) -> list[Run]:
     for p, where in zip(paths, resolved, strict=True):
         if not p.is_file():
             raise FileNotFoundError(f"no such results file: {p}")
+        check_records_file(p, "give the results files of `agentenv eval` or `collect`")
         if resolved.count(where) > 1:
             raise ValueError(f"{p} is given twice: give each results file once")
     stems = [p.stem for p in paths]
