@@ -122,6 +122,9 @@ class InfoResponse(_Lenient):
     #: sessions the server ended (a call past its deadline) whose call or close has not returned: they
     #: still hold capacity
     ending_sessions: int = 0
+    #: seconds one env call may run before the server ends its session (absent: no bound); a client that
+    #: gives up sooner loses calls the server would have answered
+    call_deadline_s: float | None = None
 
 
 class CloseResponse(BaseModel):

@@ -548,7 +548,7 @@ def test_eto_reads_agentgym_expert_files_and_skips_pairs_beyond_max_length(base_
     (pair,) = read_pairs(it1 / "pairs.jsonl")
     assert pair.item_id == "toy_1" and pair.chosen_reward == 1.0 and pair.chosen[-1].value.endswith(WINNING_ACTION)
     stages = json.loads((it1 / "stages.json").read_text())
-    assert stages["paired"]["trainable"] == 0 and stages["trained"]["skipped"] == "no pairs within max_length"
+    assert stages["paired"]["trainable"] == 0 and stages["trained"]["skipped"] == "no pair trainable (none within max_length, or its sides the same)"
     assert stages["trained"]["model"] == str(base_model) and summary["iterations"][1]["pairs"] == 1
 
 
@@ -877,16 +877,21 @@ def test_data_of_envs_the_run_does_not_play_is_said_and_no_data_is_refused_early
     assert not (tmp_path / "f").exists()
 
 
-def test_tasks_both_explored_and_evaluated_are_warned_of(capsys):
-    """--explore-tasks 0 1 2 with eval on the same tasks trained on the eval tasks without a word."""
-    from agentenv.trainer.rollouts import check_sources
+def test_tasks_both_explored_and_evaluated_are_warned_of(expert_data, capsys):
+    """--explore-tasks 0 1 2 with eval on the same tasks trained on the eval tasks without a word.  The tasks
+    compared are the ones the run explores: narrowed to the data's, then limited."""
+    def warned(**settings) -> str:
+        cfg = AgentEvolConfig(model="m", output_dir="o", data=[str(expert_data)], envs=["toy"], **settings)
+        run = AgentEvol(cfg)
+        run.prepare()
+        run.envs = toy_sources()
+        run._warn_of_tasks_explored_and_evaluated()
+        return capsys.readouterr().err
 
-    cfg = AgentEvolConfig(model="m", output_dir="o", data=["d"], envs=["toy"], explore_tasks=[100, 101, 2],
-                          eval_limit=2)
-    check_sources(cfg, toy_sources())
-    assert "toy: tasks 100, 101 are both explored and evaluated" in capsys.readouterr().err
-    check_sources(dataclasses.replace(cfg, explore_tasks=[]), toy_sources())  # train against test: no warning
-    assert "both explored" not in capsys.readouterr().err
+    assert "toy: tasks 100, 101 are both explored and evaluated" in warned(explore_tasks=[100, 101, 2], eval_limit=2)
+    assert "both explored" not in warned()  # train against test
+    assert "toy: tasks 1 are both explored" in warned(explore_tasks=[2, 3, 1, 0], explore_limit=1,
+                                                      explore_items="data", eval_tasks=[1, 2])
 
 
 def test_a_second_run_into_a_busy_run_folder_names_the_folder(expert_data, tmp_path):
@@ -897,7 +902,7 @@ def test_a_second_run_into_a_busy_run_folder_names_the_folder(expert_data, tmp_p
     out = tmp_path / "evol"
     out.mkdir()
     cfg = AgentEvolConfig(model="m", output_dir=str(out), data=[str(expert_data)], envs=["toy"], iterations=1)
-    with held_by_this_run(out, "busy"), pytest.raises(ValueError, match=r"evol is in use by another agentevol run: "
+    with held_by_this_run(out, "busy"), pytest.raises(ValueError, match=r"evol is in use by another run: "
                                                                          r"wait for it to end, or give another --output-dir"):
         run_agentevol(cfg, sources=toy_sources(), progress=False)
 

@@ -510,8 +510,8 @@ def test_a_report_of_fewer_tasks_than_its_file_holds_says_so(tmp_path, capsys):
     capsys.readouterr()
     report = evaluate(ExpertAgent(), tasks([101]), out, sources=LOCAL, progress=False)
     assert report.row().n == 1
-    assert "r.jsonl also holds 2 episodes of tasks this run did not name (earlier runs'); its report is of this " \
-           "run's 1" in capsys.readouterr().err
+    assert "r.jsonl also holds 2 episodes this run did not ask for (other tasks or samples: earlier runs'); its " \
+           "report is of this run's 1" in capsys.readouterr().err
 
 
 def test_an_agent_that_returns_no_list_of_str_is_named(tmp_path):

@@ -1065,3 +1065,28 @@ def test_a_url_without_its_scheme_is_refused_at_once():
     """'127.0.0.1:36001' was retried four times as a connection failure, then reported unreachable."""
     with pytest.raises(ValueError, match="a server URL begins with http:// or https://, not '127.0.0.1:36001'"):
         EnvClient("counter", "127.0.0.1:36001")
+
+
+def test_the_projects_runs_wait_for_a_servers_call_deadline():
+    """BabyAI's calls may take 180 s, but every client of a run gave up after its 60 s timeout and retried."""
+    from agentenv.controller.sources import RemoteEnv
+
+    with running_server(CounterEnv, deadline_s=100.0) as url:
+        assert EnvClient("counter", url).info()["call_deadline_s"] == 100.0
+        with RemoteEnv("counter", url) as source:
+            source.info()
+            assert source.pool.clients[0].http.timeout.read == 130.0
+
+
+def test_a_session_opened_while_its_client_closes_is_closed_too():
+    """A create in another thread during close() was added after the client had taken its list: left open."""
+    with running_server(CounterEnv) as url, httpx.Client(base_url=f"{url}/counter") as http:
+        client = EnvClient("counter", url)
+        session = client.session(1)
+        client._sessions.closed = True  # as close() marks it first, while another thread's create is answered
+        with pytest.raises(RuntimeError, match="was closed while a session was being opened"):
+            client.create(2)
+        client._sessions.closed = False
+        client.close()
+        session.close()  # closed with its client: no RuntimeError from the closed connection pool
+        assert session.closed and http.get("/info").json()["live_sessions"] == 0

@@ -74,9 +74,8 @@ class EnvClient:
         )
         # the sessions this client opened and has not closed: closing the client (or its collection, or the
         # end of the script) closes them, or each would hold a server's place until its idle eviction
-        self._open: set[int] = set()
-        self._open_lock = threading.Lock()
-        self._finalizer = weakref.finalize(self, _close_sessions, self.http, self._open, self._open_lock)
+        self._sessions = _OpenSessions()
+        self._finalizer = weakref.finalize(self, _close_sessions, self.http, self._sessions)
 
     # --- plumbing ---------------------------------------------------------------------------------
     def request(self, method: str, route: str, *, json: Any = None, params: Any = None) -> httpx.Response:
@@ -146,9 +145,15 @@ class EnvClient:
         """Open a session (and reset it to ``data_idx`` when given); returns its id."""
         answer = self._post("/create", {} if data_idx is None else {"data_idx": _index(data_idx)})
         sid = answer if isinstance(answer, int) else int(answer["id"])
-        with self._open_lock:
-            self._open.add(sid)
-        return sid
+        with self._sessions.lock:
+            if not self._sessions.closed:
+                self._sessions.ids.add(sid)
+                return sid
+        try:  # the client was closed while this session was being opened
+            self.http.post("/close", json={"id": sid}, timeout=5.0)
+        except (httpx.HTTPError, RuntimeError):
+            pass
+        raise RuntimeError(f"{self!r} was closed while a session was being opened")
 
     def reset(self, sid: int, data_idx: int) -> ResetResponse:
         """Start task ``data_idx`` in session ``sid``; its first observation."""
@@ -184,13 +189,22 @@ class EnvClient:
 
     def close_session(self, sid: int) -> None:
         """Close session ``sid`` on the server."""
-        with self._open_lock:
-            self._open.discard(sid)
+        with self._sessions.lock:
+            self._sessions.ids.discard(sid)
         self._post("/close", {"id": sid})
 
     def session(self, data_idx: int | None = None) -> EnvSession:
         """Open a session (reset to ``data_idx`` when given) as an :class:`EnvSession`, which closes it."""
         return EnvSession(self, self.create(data_idx))
+
+    def wait_at_least(self, seconds: float) -> None:
+        """Wait at least ``seconds`` for an answer (a server's ``call_deadline_s`` may exceed ``timeout``)."""
+        if self.http.timeout.read is not None and self.http.timeout.read < seconds:
+            self.http.timeout = httpx.Timeout(seconds)
+
+    @property
+    def closed(self) -> bool:
+        return self._sessions.closed
 
     # --- lifetime ---------------------------------------------------------------------------------
     def close(self) -> None:
@@ -214,11 +228,23 @@ def _index(data_idx: Any) -> int:
     return int(data_idx)
 
 
-def _close_sessions(http: httpx.Client, open_ids: set[int], lock: threading.Lock) -> None:
-    """Close ``open_ids`` on the server, once each and without retries (a server that is gone ends the
-    attempt), then the connection pool: a client's :meth:`~EnvClient.close`, or its finalizer."""
-    with lock:
-        ids, _ = sorted(open_ids), open_ids.clear()
+class _OpenSessions:
+    """The ids of the sessions a client opened and has not closed, and whether the client is closed (a
+    session opened by another thread while it closes is then closed at once)."""
+
+    def __init__(self) -> None:
+        self.ids: set[int] = set()
+        self.lock = threading.Lock()
+        self.closed = False
+
+
+def _close_sessions(http: httpx.Client, sessions: _OpenSessions) -> None:
+    """Close a client's open sessions on the server, once each and without retries (a server that is gone
+    ends the attempt), then its connection pool: the client's :meth:`~EnvClient.close`, or its finalizer."""
+    with sessions.lock:
+        sessions.closed = True
+        ids = sorted(sessions.ids)
+        sessions.ids.clear()
     for sid in ids:
         try:
             http.post("/close", json={"id": sid}, timeout=5.0)
@@ -262,6 +288,8 @@ class EnvSession:
         if self.closed:
             return
         self.closed = True
+        if self.client.closed:  # closing the client closed it
+            return
         try:
             self.client.close_session(self.id)
         except EnvError as exc:

@@ -21,6 +21,7 @@ import argparse
 import functools
 import json
 import sys
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -275,13 +276,14 @@ def _write_dataset(folder: Path, tasks: list, expert: str) -> None:
 
     wanted = {f"{t.env}_{t.data_idx}" for t in tasks}
     latest = {t.item_id: t for t in read_trajectories(raw_path(folder))}
-    earlier = sum(item not in wanted for item in latest)
+    earlier = Counter(t.split or "no" for item, t in latest.items() if item not in wanted)
     meta = json.loads(raw_path(folder).with_suffix(".meta.json").read_text())  # every env played into it
     versions = {env: str(info.get("version", "")) for env, info in (meta.get("envs") or {}).items()}
     counts = write_dataset(folder, latest.values(), expert=expert, env_versions=versions)
     listing = ", ".join(f"{env} {c['kept']}" for env, c in counts.items())
     kept = sum(c["kept"] for c in counts.values())
-    note = f"; {earlier} episodes of tasks this run did not name are from earlier runs into it" if earlier else ""
+    splits = ", ".join(f"{n} of the {split} split" for split, n in sorted(earlier.items()))
+    note = f"; from earlier runs into it, episodes of tasks this run did not name: {splits}" if earlier else ""
     print(f"{kept} trajectories in {folder} ({listing}){note}", file=sys.stderr)
 
 

@@ -161,8 +161,8 @@ def evaluate(
         )
         report.save(out_path.with_suffix(""))
         if len(every) > len(mine):  # the report (and its .report.json) leaves them out
-            print(f"[agentenv] {out_path} also holds {len(every) - len(mine)} episodes of tasks this run did not "
-                  f"name (earlier runs'); its report is of this run's {len(mine)}", file=sys.stderr)
+            print(f"[agentenv] {out_path} also holds {len(every) - len(mine)} episodes this run did not ask for "
+                  f"(other tasks or samples: earlier runs'); its report is of this run's {len(mine)}", file=sys.stderr)
         if print_table:
             report.print(title=f"{agent.name}: {out_path}")
         return report

@@ -54,6 +54,11 @@ class RemoteEnv(_ClosedOnExit):
     def info(self) -> dict[str, Any]:
         if self._info is None:
             self._info = self.pool.info()
+            # a server whose calls may run longer than the clients wait (BabyAI's expert, ALFWorld's start,
+            # a gold SQL query): each client waits for the server's deadline, which answers 504 itself
+            if (deadline := self._info.get("call_deadline_s")) is not None:
+                for client in self.pool.clients:
+                    client.wait_at_least(float(deadline) + 30.0)
         return self._info
 
     def session(self) -> Session:

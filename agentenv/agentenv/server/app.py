@@ -236,6 +236,7 @@ def env_router(pool: SessionPool) -> APIRouter:
                 live_sessions=len(pool),
                 max_sessions=pool.max_sessions,
                 ending_sessions=pool.ending,
+                call_deadline_s=pool.deadline_s,
             )
         )
 

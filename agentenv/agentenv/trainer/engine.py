@@ -203,7 +203,7 @@ def already_trained(cfg: TrainConfig) -> bool:
     changed = changed_settings(saved, cfg.to_json(), field_defaults(type(cfg))) + sorted(set(saved) - set(cfg.to_json()))
     if changed:
         raise ValueError(
-            f"{out} holds a finished run with other settings or of another trainer ({', '.join(changed)}): give "
+            f"{out} holds a finished run with other settings ({', '.join(changed)}): give "
             "another --output-dir, or --no-resume to train again there"
         )
     print(f"{out} holds this run, finished: nothing to train (--no-resume trains again)", file=sys.stderr)

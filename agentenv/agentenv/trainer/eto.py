@@ -265,7 +265,8 @@ class ETO(StagedRun):
         """DPO from the previous agent, which is also the frozen reference."""
         paired = it.info(self.select_stage)
         if paired.get("trainable", paired["pairs"]) == 0:  # nothing to learn from: the agent stays
-            return {"model": str(model), "skipped": "no pairs within max_length" if paired["pairs"] else "no pairs"}
+            skipped = "no pair trainable (none within max_length, or its sides the same)" if paired["pairs"] else "no pairs"
+            return {"model": str(model), "skipped": skipped}
         out = run_training("dpo", _dpo_config(self.cfg, it, model), self.cfg.train_launcher)
         m = it.iteration
         return {"model": str(out), "pairs": paired["pairs"], "beta": self.cfg.beta_for(m), "learning_rate": self.cfg.learning_rate_for(m)}

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from agentenv.controller.selection import check_served, listing
+from agentenv.controller.selection import check_served
 from agentenv.controller.sources import EnvSource
 from agentenv.env import info_splits
 from agentenv.trainer.launch import find_program
@@ -149,16 +149,11 @@ def check_sources(cfg: RolloutSettings, sources: Mapping[str, EnvSource], explor
     """Every env answers and has the splits the run evaluates on (and explores, where it ``explores``),
     checked before the first training stage: a server that is down or a mistyped split stops the run now,
     not hours later."""
-    for env, source in sources.items():
+    for source in sources.values():
         source.info()
-        evaluated = task_indices(source, cfg.eval_split, cfg.eval_tasks, cfg.eval_limit)
         if explores:
-            explored = task_indices(source, cfg.explore_split, cfg.explore_tasks, cfg.explore_limit)
-            both = sorted(set(explored) & set(evaluated))
-            if both:  # the scores would then be of tasks the agent trained on
-                print(f"warning: {env}: tasks {listing(both)} are both explored and evaluated: the evaluation "
-                      "scores tasks the agent learns from (give other --explore-tasks / --eval-tasks or splits)",
-                      file=sys.stderr)
+            task_indices(source, cfg.explore_split, cfg.explore_tasks)
+        task_indices(source, cfg.eval_split, cfg.eval_tasks)
 
 
 def close_sources(sources: Mapping[str, EnvSource], given: Mapping[str, EnvSource] | None = None) -> None:

@@ -111,10 +111,11 @@ class StagedRun(ABC):
                 check_sources(cfg, self.envs, explores=cfg.iterations > 0)  # a finished run needs no env
                 if cfg.iterations > 0:
                     self._check_explore_set()
+                    self._warn_of_tasks_explored_and_evaluated()
             # one run in a folder at a time (a second one's evaluation was refused its results file, naming
             # eval's --out); made only now, so a mistake found above leaves no folder behind
             self.run_dir.mkdir(parents=True, exist_ok=True)
-            busy = f"{self.run_dir} is in use by another {self.algorithm} run: wait for it to end, or give another --output-dir"
+            busy = f"{self.run_dir} is in use by another run: wait for it to end, or give another --output-dir"
             held.enter_context(held_by_this_run(self.run_dir, busy))
             if not cfg.resume:  # only once the settings and the envs have passed their checks
                 self._start_over()
@@ -170,6 +171,17 @@ class StagedRun(ABC):
         raise ValueError(f"nothing to explore: no task in {where} of {', '.join(self.envs)} has a trajectory in the "
                          f"{data} ({held or 'none of these envs'}); give the split its tasks are in "
                          "(--explore-split) or other data")
+
+    def _warn_of_tasks_explored_and_evaluated(self) -> None:
+        """The scores would be of tasks the agent learns from (``--explore-tasks`` naming test tasks)."""
+        cfg = self.cfg
+        explored = self.explore_tasks()
+        for env, source in self.envs.items():
+            evaluated = task_indices(source, cfg.eval_split, cfg.eval_tasks, cfg.eval_limit)
+            if both := sorted(set(explored.get(env, ())) & set(evaluated)):
+                print(f"warning: {env}: tasks {listing(both)} are both explored and evaluated: the evaluation "
+                      "scores tasks the agent learns from (give other --explore-tasks / --eval-tasks or splits)",
+                      file=sys.stderr)
 
     def _explore_and_select(self, it: IterationDir, model: str) -> None:
         if not it.done("explored"):
