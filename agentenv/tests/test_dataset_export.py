@@ -131,7 +131,9 @@ def test_a_rerun_with_fewer_envs_keeps_what_the_folder_holds(servers, dataset, c
     in .collect only); its card said 'train splits' whatever split was played."""
     assert main(["collect", "--env", "maze", "--url", servers[0], "--out-dataset", str(dataset), "--no-progress",
                  "--limit", "4"]) == 0
-    assert "12 trajectories in" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "12 trajectories in" in said and "from earlier runs into it, episodes of tasks this run did not name: 8 " \
+           "of the train split" in said
     assert datasets.load_dataset(str(dataset), split="train").num_rows == 12
     card = (dataset / "README.md").read_text()
     assert "on the train splits of 3 environments" in card
