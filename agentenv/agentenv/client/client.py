@@ -199,8 +199,9 @@ class EnvClient:
 
     def wait_at_least(self, seconds: float) -> None:
         """Wait at least ``seconds`` for an answer (a server's ``call_deadline_s`` may exceed ``timeout``)."""
-        if self.http.timeout.read is not None and self.http.timeout.read < seconds:
-            self.http.timeout = httpx.Timeout(seconds)
+        t = self.http.timeout
+        if t.read is not None and t.read < seconds:  # the read alone: a dead host is still found as soon
+            self.http.timeout = httpx.Timeout(connect=t.connect, read=seconds, write=t.write, pool=t.pool)
 
     @property
     def closed(self) -> bool:
