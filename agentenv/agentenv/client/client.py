@@ -149,10 +149,7 @@ class EnvClient:
             if not self._sessions.closed:
                 self._sessions.ids.add(sid)
                 return sid
-        try:  # the client was closed while this session was being opened
-            self.http.post("/close", json={"id": sid}, timeout=5.0)
-        except (httpx.HTTPError, RuntimeError):
-            pass
+        _close_on_server(self.http, sid)  # the client was closed while this session was being opened
         raise RuntimeError(f"{self!r} was closed while a session was being opened")
 
     def reset(self, sid: int, data_idx: int) -> ResetResponse:
@@ -247,11 +244,19 @@ def _close_sessions(http: httpx.Client, sessions: _OpenSessions) -> None:
         ids = sorted(sessions.ids)
         sessions.ids.clear()
     for sid in ids:
-        try:
-            http.post("/close", json={"id": sid}, timeout=5.0)
-        except (httpx.HTTPError, RuntimeError):  # the server is gone, or the pool was closed already
+        if not _close_on_server(http, sid):
             break
     http.close()
+
+
+def _close_on_server(http: httpx.Client, sid: int) -> bool:
+    """Close session ``sid`` with one try of 5 s; whether the server could be asked (it may be gone, or the
+    connection pool closed already)."""
+    try:
+        http.post("/close", json={"id": sid}, timeout=5.0)
+    except (httpx.HTTPError, RuntimeError):
+        return False
+    return True
 
 
 class EnvSession:

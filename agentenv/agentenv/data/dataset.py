@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agentenv.data.trajectory import Trajectory, Turn, read_trajectories
+from agentenv.data.trajectory import Trajectory, Turn, check_records_file, read_trajectories
 
 PathLike = str | os.PathLike
 
@@ -75,9 +75,8 @@ def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
                 raise ValueError(f"{p} holds the shards of the dataset folder {p.parent}: give that folder")
             files += found
         elif p.exists():
-            if p.suffix not in (".json", ".jsonl"):  # a parquet file or a README was read as JSON lines, skipped
-                raise ValueError(f"{p} is no .json or .jsonl file of trajectories: give those, folders of them, or "
-                                 "a dataset folder of `agentenv collect --out-dataset`")
+            check_records_file(p, "give those, folders of them, or a dataset folder of `agentenv collect "
+                                  "--out-dataset`", of="trajectories")
             files.append(p)
         else:
             raise FileNotFoundError(f"no such trajectory file: {p}")

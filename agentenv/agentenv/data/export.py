@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from agentenv.data.trajectory import Trajectory, write_text_atomic
+from agentenv.data.trajectory import Trajectory, naming_the_record, write_text_atomic
 
 #: rows per parquet shard
 SHARD_ROWS = 5000
@@ -57,12 +57,8 @@ def read_dataset_folder(path: str | os.PathLike, unscored_reward: float = 0.0) -
 
     for shard in sorted((Path(path) / DATA_DIR).glob("*.parquet")):
         for number, row in enumerate(pq.read_table(shard).to_pylist(), 1):
-            try:
+            with naming_the_record(f"{shard}: row {number}"):
                 trajectory = row_to_trajectory(row, unscored_reward)
-            except (KeyError, TypeError, AttributeError, ValueError) as exc:
-                missing = f"it has no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
-                raise ValueError(f"{shard}: row {number} is not an AgentTraj trajectory ({missing}); each needs "
-                                 "item_id and conversations of from/value turns") from None
             yield trajectory
 
 

@@ -18,12 +18,11 @@ inside a trained span.
 
 **Truncation.**  A conversation longer than ``max_length`` tokens loses whole trailing turns, never part
 of one: it is cut after the last trained turn that still fits.  A conversation whose first trained turn
-does not fit is dropped.  Both are counted (:class:`EncodeStats`) and reported with a warning.
+does not fit is dropped.  Both are counted (:class:`EncodeStats`; BC prints their report).
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 from collections.abc import Sequence
@@ -32,8 +31,6 @@ from typing import Any
 
 from agentenv.data.dataset import conversation_turns
 from agentenv.data.trajectory import Turn
-
-log = logging.getLogger(__name__)
 
 IGNORE_INDEX = -100
 

@@ -7,6 +7,7 @@ released with AgentGym (AgentTraj, AgentTraj-L) load unchanged: missing extras t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -124,22 +125,30 @@ def read_trajectories(path: str | os.PathLike, unscored_reward: float = 0.0) -> 
     resuming never fails on it.
     """
     for place, d in numbered_records(path, "trajectory"):
-        try:
+        with naming_the_record(f"{path}: {place}"):
             if not isinstance(d, dict):
                 raise ValueError(f"it is a JSON {type(d).__name__}, not an object")
             trajectory = Trajectory.from_json(d, unscored_reward)
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            missing = f"it has no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
-            raise ValueError(f"{path}: {place} is not an AgentTraj trajectory ({missing}); each needs "
-                             "item_id and conversations of from/value turns") from None
-        yield trajectory  # outside the try: an error thrown in at the yield is the reader's, not this record's
+        yield trajectory  # outside the with: an error thrown in at the yield is the reader's, not this record's
 
 
-def check_records_file(path: str | os.PathLike, what: str) -> None:
+@contextlib.contextmanager
+def naming_the_record(where: str) -> Iterator[None]:
+    """Around reading one record as a trajectory: its fault becomes a ``ValueError`` naming ``where`` it is
+    (``FILE: line N``, ``SHARD: row N``) and what it lacks."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        missing = f"it has no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
+        raise ValueError(f"{where} is not an AgentTraj trajectory ({missing}); each needs item_id and "
+                         "conversations of from/value turns") from None
+
+
+def check_records_file(path: str | os.PathLike, what: str, of: str = "") -> None:
     """Refuse a file that is no ``.json`` / ``.jsonl`` (a parquet shard or a README was read as JSON lines,
-    every line skipped with a warning); ``what`` says what to give instead."""
+    every line skipped with a warning); ``of`` names its records, ``what`` says what to give instead."""
     if Path(path).suffix not in (".json", ".jsonl"):
-        raise ValueError(f"{path} is no .json or .jsonl file: {what}")
+        raise ValueError(f"{path} is no .json or .jsonl file{f' of {of}' if of else ''}: {what}")
 
 
 def read_records(path: str | os.PathLike, kind: str, strict: bool = False) -> Iterator[Any]:
