@@ -136,7 +136,12 @@ def test_requests_naming_made_up_namespaces_neither_make_them_nor_push_sessions_
     session.reset(task_index("Reply to the post"))
     forum = runtime.sites.urls["reddit"]
     with httpx.Client(timeout=30) as http:  # any local process can reach the sites
-        assert http.get(forum).status_code == 200  # no namespace: the public one
+        assert http.get(forum).status_code == 200  # no namespace: the public one, to read
+        # its writes piled up without bound, and a page could reach the sites through a name for 127.0.0.1
+        review = {"nickname": "x", "title": "t", "rating": "5", "text": "A" * 1000}
+        shop = runtime.sites.urls["shopping"]
+        assert http.post(f"{shop}/review/1", data=review).status_code == 403
+        assert http.get(forum, headers={"Host": "evil.example"}).status_code == 403
         for i in range(20):  # none is made: none can push the session's out (the least recently used goes)
             answer = http.get(forum, headers={NAMESPACE_HEADER: f"made-up-{i}"})
             assert answer.status_code == 404, answer.text

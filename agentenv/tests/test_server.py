@@ -296,6 +296,9 @@ def test_token_guards_every_route_but_health():
         assert httpx.get(f"{url}/counter/health").status_code == 200
         refused = httpx.post(f"{url}/counter/create")
         assert refused.status_code == 401 and "error" in refused.json()
+        # the root too: it answered without the token, naming the envs
+        assert httpx.get(f"{url}/").status_code == 401
+        assert httpx.get(f"{url}/", headers={"Authorization": "Bearer s3cret"}).status_code == 200
         with EnvClient("counter", url, token="s3cret") as client:
             client.session().close()
 

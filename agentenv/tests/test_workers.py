@@ -211,6 +211,22 @@ def test_a_free_place_on_any_worker_comes_before_an_eviction():
             assert http.get(f"{url}/observation", params={"id": sids[w]}).status_code == 200
 
 
+def test_an_idle_session_on_another_worker_is_evicted_when_every_worker_is_full():
+    """Worker 1 held a session idle past --evict-idle, worker 0 a busy one: a create that reached worker 0
+    was refused (429) about half the time, as only worker 0 itself could evict."""
+    with serving([TallyEnv], workers=2, max_sessions=2, evict_idle_s=0.5) as url, httpx.Client(timeout=60) as http:
+        created = [http.post(f"{url}/create", json={"data_idx": 1}).json()["id"] for _ in range(2)]
+        sids = {sid % 2: sid for sid in created}
+        assert sorted(sids) == [0, 1]
+        time.sleep(1.0)
+        assert http.get(f"{url}/observation", params={"id": sids[0]}).status_code == 200  # worker 0's: in use
+        with httpx.Client(transport=httpx.HTTPTransport(uds=_worker_socket(url, 0)), timeout=60) as worker0:
+            answer = worker0.post("http://127.0.0.1/create", json={"data_idx": 1})
+        assert answer.status_code == 200 and answer.json()["id"] % 2 == 1
+        assert http.get(f"{url}/observation", params={"id": sids[1]}).status_code == 404  # the idle one went
+        assert http.get(f"{url}/observation", params={"id": sids[0]}).status_code == 200
+
+
 def test_deadlines_and_idle_reaping_per_worker_over_one_url():
     with serving([TallyEnv], max_sessions=2, deadline_s=0.5, ttl_s=8.0) as url, httpx.Client(timeout=60) as http:
         stuck, other = (http.post(f"{url}/create", json={"data_idx": t}).json()["id"] for t in (1, 2))

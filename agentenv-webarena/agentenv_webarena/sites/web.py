@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 
 from .control import CONTROL_HEADER, CONTROL_PREFIX, NAMESPACE_HEADER
 from .store import PUBLIC, Store
@@ -114,6 +114,7 @@ class Site:
         self.store = store
         self.app = FastAPI(title=name, docs_url=None, redoc_url=None, openapi_url=None)
         self.app.include_router(control_router(store, control_token))
+        self.app.middleware("http")(only_the_envs_writes)
 
     def db(self, request: Request) -> sqlite3.Connection:
         namespace = request.headers.get(NAMESPACE_HEADER, PUBLIC)
@@ -143,6 +144,21 @@ class Site:
         self.store.logout(request.cookies.get(cookie))
         response.delete_cookie(cookie, path="/")
         return response
+
+
+async def only_the_envs_writes(request: Request, call_next):
+    """Any local process reaches the sites' ports, and a web page could through a name that resolves to
+    127.0.0.1: requests for another host are refused, and so are writes naming no session's namespace (the
+    public namespace, for someone browsing, reads only: its writes piled up without bound), but for signing in
+    (a saved login, as WebArena's auto-login makes one; the logins kept are bounded).  A session's namespace
+    exists only once the control route, behind its token, made it."""
+    host = (request.url.hostname or "").lower()
+    if host not in ("127.0.0.1", "localhost"):
+        return PlainTextResponse(f"the bundled sites answer 127.0.0.1 only, not {host[:60]!r}", status_code=403)
+    signing_in = request.url.path.endswith("/login")
+    if request.method not in ("GET", "HEAD") and not signing_in and not request.headers.get(NAMESPACE_HEADER):
+        return PlainTextResponse("the bundled sites take writes from the env's sessions only", status_code=403)
+    return await call_next(request)
 
 
 def control_router(store: Store, token: str) -> APIRouter:

@@ -47,7 +47,7 @@ from .errors import install_error_handlers
 from .limits import BodySizeLimit
 from .openenv import openenv_router
 from .routing import BodyRoute, add_routes
-from .sessions import FORWARDED_HEADER, SessionPool, Slot
+from .sessions import EVICT_IF_FULL, FORWARDED_HEADER, SessionPool, Slot
 
 log = logging.getLogger("agentenv.server")
 
@@ -152,7 +152,7 @@ def create_app(
         async def health() -> dict[str, Any]:
             return {"status": "ok", "envs": names, "pid": server_pid or os.getpid()}
 
-    @app.get("/", response_model=str)
+    @app.get("/", response_model=str, dependencies=dependencies)  # behind the token, as all but /health
     async def hello() -> str:  # AgentGym's servers answered their root; its visualisation asks it
         return f"This is environment {', '.join(names)}."
 
@@ -250,9 +250,10 @@ def env_router(pool: SessionPool) -> APIRouter:
     async def create(request: Request, body: CreateRequest | None = Body(None)) -> Any:
         body = body or CreateRequest()
         data_idx, _ = task_of(body)  # refused before a session is made
-        # a create another worker passed on takes a free place only: that worker evicts its own idle session
-        # last, once no worker has room (a free place anywhere comes before an eviction)
-        slot = await pool.create(evict=FORWARDED_HEADER not in request.headers)
+        # a create another worker passed on takes a free place only, until no worker has room: then each may
+        # evict an idle session in turn (a free place anywhere comes before an eviction)
+        forwarded = request.headers.get(FORWARDED_HEADER)
+        slot = await pool.create(evict=forwarded is None or forwarded == EVICT_IF_FULL.decode())
         async with slot.use() as session:
             if data_idx is not None:
                 answer = await pool.run(slot, session.create, data_idx)

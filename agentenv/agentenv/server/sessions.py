@@ -75,6 +75,8 @@ class _Use:
 
 #: the header of a request one worker of a ``--workers`` server passed on to another (it answers it itself)
 FORWARDED_HEADER = "x-agentenv-forwarded"
+#: its value on a create another worker passed on that may evict an idle session (every worker is full)
+EVICT_IF_FULL = b"evict"
 
 
 def first_session_id() -> int:

@@ -44,7 +44,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agentenv.env import Environment
 
-from .sessions import FORWARDED_HEADER, first_session_id
+from .sessions import EVICT_IF_FULL, FORWARDED_HEADER, first_session_id
 
 log = logging.getLogger("agentenv.server")
 
@@ -150,7 +150,7 @@ class WorkerRouter:
     async def _create(self, env: str, scope: Scope, receive: Receive, body: bytes, send: Send) -> None:
         """A new session is made here while this worker has room; when it is full (or fills up while the
         request waits), on the other workers in turn: a free place anywhere comes before evicting an idle
-        session, which this worker does last.  429 when every worker refused."""
+        session, here first, then on the other workers.  429 when every worker refused."""
         pool = self.pools[env]
         tried_here = pool.held < pool.max_sessions
         if tried_here:
@@ -166,6 +166,11 @@ class WorkerRouter:
                 return
         if not tried_here:
             answer = await self._answer_here(scope, receive)
+            if answer.status != 429:
+                await answer.send_to(send)
+                return
+        for worker in [(self.index + k) % count for k in range(1, count)]:  # an idle session there, then
+            answer = await self._request(worker, scope, body, evict=True)
             if answer.status != 429:
                 await answer.send_to(send)
                 return
@@ -199,10 +204,12 @@ class WorkerRouter:
         await self.app(scope, receive, keep)
         return _Answer(start["status"], list(start.get("headers", [])), b"".join(chunks))
 
-    async def _request(self, worker: int, scope: Scope, body: bytes) -> _Answer:
+    async def _request(self, worker: int, scope: Scope, body: bytes, evict: bool = False) -> _Answer:
         """The request as received, sent to ``worker``, and its answer as sent (an error answer of our own
-        when the worker does not answer: it is shutting down)."""
-        headers = [(k, v) for k, v in scope["headers"] if k not in HOP_BY_HOP] + [(FORWARDED, b"1")]
+        when the worker does not answer: it is shutting down).  A create there takes a free place only, or
+        with ``evict`` may close an idle session for it."""
+        mark = EVICT_IF_FULL if evict else b"1"
+        headers = [(k, v) for k, v in scope["headers"] if k not in HOP_BY_HOP] + [(FORWARDED, mark)]
         raw_path = scope.get("raw_path") or scope["path"].encode()
         if scope["query_string"]:
             raw_path += b"?" + scope["query_string"]
