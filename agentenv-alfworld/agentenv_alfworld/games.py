@@ -32,6 +32,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Protocol
 
+from agentenv.env import cache_dir
+
 from . import pddl, tasks
 
 #: bump when generated games change, so that an old cache is not reused
@@ -52,11 +54,7 @@ class GameLibrary(Protocol):
 
 def default_cache() -> Path:
     """``$AGENTENV_ALFWORLD_CACHE``, else ``$XDG_CACHE_HOME/agentenv/alfworld`` (``~/.cache/...``)."""
-    explicit = os.environ.get("AGENTENV_ALFWORLD_CACHE")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "agentenv" / "alfworld"
+    return cache_dir("alfworld", "AGENTENV_ALFWORLD_CACHE")
 
 
 class GeneratedGames:

@@ -18,6 +18,8 @@ import os
 import warnings
 from pathlib import Path
 
+from agentenv.env import cache_dir
+
 ROUNDS = "AGENTENV_SQLGYM_ROUNDS"
 BIRD_PATH = "AGENTENV_SQLGYM_BIRD_PATH"
 CACHE = "AGENTENV_SQLGYM_CACHE"
@@ -44,11 +46,7 @@ def bird_path() -> Path | None:
 
 
 def cache_root() -> Path:
-    text = os.environ.get(CACHE, "").strip()
-    if text:
-        return Path(text).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    return (Path(base) if base else Path.home() / ".cache") / "agentenv" / "sqlgym"
+    return cache_dir("sqlgym", CACHE)
 
 
 def show_evidence() -> bool:

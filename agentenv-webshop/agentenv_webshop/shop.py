@@ -18,9 +18,11 @@ import contextlib
 import os
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from agentenv.env import cache_dir as env_cache_dir
 
 from .catalog import Catalog, Product, generate_catalog
 from .goals import Goal, generate_goals
@@ -51,7 +53,8 @@ class ShopConfig:
     #: a folder of WebShop's original files; ``None``: a generated catalog
     data_dir: Path | None = None
     goal_kind: Literal["synthetic", "human"] = "synthetic"
-    cache_dir: Path | None = Path.home() / ".cache" / "agentenv" / "webshop"
+    #: where the search index is kept (``None``: built anew each start)
+    cache_dir: Path | None = field(default_factory=lambda: env_cache_dir("webshop"))
 
     @classmethod
     def from_env(cls) -> ShopConfig:
@@ -70,7 +73,7 @@ class ShopConfig:
             ),
             data_dir=Path(data).expanduser() if data else None,
             goal_kind=goal_kind,  # type: ignore[arg-type]
-            cache_dir=cls.cache_dir
+            cache_dir=env_cache_dir("webshop")
             if cache is None
             else (None if cache.lower() == "none" else Path(cache).expanduser()),
         )

@@ -125,7 +125,8 @@ def print_table(rows: list[BenchRow], title: str) -> None:
 
     table = Table(title=title)
     for i, name in enumerate(COLUMNS):
-        table.add_column(name, justify="left" if i == 0 else "right")
+        # a narrow terminal folds a cell, never cuts it ("100…")
+        table.add_column(name, justify="left" if i == 0 else "right", overflow="fold")
     for r in rows:
         # the average's row is set apart (a table of one empty env has none)
         below = len(rows) > 1 and r is rows[-2]
@@ -200,13 +201,14 @@ def run_bench(args: argparse.Namespace) -> int:
         try:
             report = evaluate(agent, tasks, results, concurrency=args.concurrency, max_rounds=args.max_rounds,
                               temperature=args.temperature, seed=args.seed, progress=not args.no_progress,
-                              print_table=False, sources=sources)
+                              print_table=False, sources=sources, title="bench")
         except KeyboardInterrupt:
             print(f"\ninterrupted: rerun the same command to resume ({results})", file=sys.stderr)
             return 130
         ranges = {env: sources[env].info()["reward_range"] for env in per_env}
     rows = bench_rows(_episodes(results, per_env), ranges, seed=args.seed)
-    title = f"{args.agent} on suite {suite['name']}"
+    # a smoke run says so: its table is no suite figure
+    title = f"{args.agent} on suite {suite['name']}" + (f" (its first {args.limit} tasks per env)" if args.limit else "")
     print_table(rows, title)
     record = {
         "suite": {k: suite[k] for k in ("name", "split", "seed")}, "agent": args.agent,

@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import argparse
+import copy
+import difflib
 import importlib
 import sys
 from collections.abc import Callable
@@ -63,8 +65,42 @@ def port_number(text: str) -> int:
     return port
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose mistakes are one line saying what to do (argparse's own printed its usage first: a
+    dozen lines for ``eval``).  Subcommands' parsers are of the same class."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def parse_command_line(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, with an unknown option refused by the subcommand it was given to, naming
+    the option it is likely a misspelling of (``agentenv train bc: error: unrecognized arguments: --modle x;
+    did you mean --model?``)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        chosen = parser
+        while True:  # down the subcommands that were chosen: `train`, then `bc`
+            subcommands = [a for a in chosen._actions if isinstance(a, argparse._SubParsersAction)]
+            if not subcommands or getattr(args, subcommands[0].dest, None) not in subcommands[0].choices:
+                break
+            chosen = subcommands[0].choices[getattr(args, subcommands[0].dest)]
+        known = [o for a in chosen._actions for o in a.option_strings]
+        guesses = [g for x in extra if x.startswith("--") for g in difflib.get_close_matches(x.split("=")[0], known, 1)]
+        chosen.error(f"unrecognized arguments: {' '.join(extra)}" + (f"; did you mean {guesses[0]}?" if guesses else ""))
+    return args
+
+
 class HelpWithDefaults(argparse.HelpFormatter):
-    """``--help`` that shows each option's default where it has one (and its help does not already say)."""
+    """``--help`` that shows each option's default where it has one (and its help does not already say), and
+    not a deprecated spelling of an option (it still works, with a note)."""
+
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        old = getattr(action, "deprecated", None)
+        if isinstance(old, str) and old in action.option_strings and len(action.option_strings) > 1:
+            action = copy.copy(action)
+            action.option_strings = [o for o in action.option_strings if o != old]
+        return super()._format_action_invocation(action)
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
@@ -97,7 +133,7 @@ class ListOption(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="agentenv", description="AgentGym: env servers, evaluation, training")
+    parser = OneLineParser(prog="agentenv", description="AgentGym: env servers, evaluation, training")
     parser.add_argument("--debug", action="store_true", help="show a traceback when a command fails")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in _COMMAND_MODULES:
@@ -109,11 +145,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run a command; as the program itself (no ``argv``), SIGTERM stops it as Ctrl-C does."""
     if argv is None:
-        from agentenv.processes import interrupt_on_sigterm
+        from agentenv.processes import interrupt_on_sigterm, quiet_other_progress_bars
 
         interrupt_on_sigterm()
+        quiet_other_progress_bars()
     try:
-        args = build_parser().parse_args(argv)  # it imports every command's module: a Ctrl-C may come meanwhile
+        args = parse_command_line(build_parser(), argv)  # it imports every command's module: a Ctrl-C may come meanwhile
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

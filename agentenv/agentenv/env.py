@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from agentenv.react import reply_format
@@ -124,6 +126,16 @@ class TaskRange(Sequence[int]):
 
     def __repr__(self) -> str:
         return f"TaskRange({self.start}, {self.stop}, excluded={len(self.excluded)})"
+
+
+def cache_dir(name: str, override: str = "") -> Path:
+    """Where env ``name`` keeps what it builds once (indexes, generated worlds): ``$<override>`` where that
+    variable is set, else ``$XDG_CACHE_HOME/agentenv/<name>`` (``~/.cache/agentenv/<name>``)."""
+    explicit = os.environ.get(override, "").strip() if override else ""
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    return (Path(base) if base else Path.home() / ".cache") / "agentenv" / name
 
 
 def info_splits(info: dict[str, Any]) -> dict[str, TaskRange]:

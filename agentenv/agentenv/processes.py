@@ -51,6 +51,25 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def quiet_other_progress_bars() -> None:
+    """Other libraries' bars (datasets' map and filter, transformers' weight loading and shard writing) only
+    where a person watches: off in a log, where each is a run of carriage returns, and in every process of a
+    launcher but the first, whose bars interleaved mid-line.  Set before those libraries are imported; a
+    value the user set wins."""
+    import sys
+
+    if not sys.stderr.isatty() or os.environ.get("RANK", "0") != "0":
+        for name in ("HF_HUB_DISABLE_PROGRESS_BARS", "HF_DATASETS_DISABLE_PROGRESS_BARS"):
+            os.environ.setdefault(name, "1")
+
+
+def quiet_deepspeed_on_cpu(cuda: bool) -> None:
+    """Without a GPU, tell DeepSpeed its accelerator is the CPU, which it would find itself after warning on
+    stdout, at a run's first save, that it found no GPU.  A value the user set wins."""
+    if not cuda:
+        os.environ.setdefault("DS_ACCELERATOR", "cpu")
+
+
 def signal_group(proc: subprocess.Popen, sig: int) -> None:
     """Send ``sig`` to the process group ``proc`` leads (it and every process it started)."""
     try:

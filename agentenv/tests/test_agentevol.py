@@ -253,6 +253,18 @@ def test_own_best_pairs_each_explored_trajectory_with_the_agents_best_one():
         build_pairs(experts, explored, pair_with="teacher")
 
 
+def test_pairs_do_not_depend_on_the_order_episodes_finished_in():
+    """Explored trajectories came in the order their episodes finished: own_best's winner among equal rewards
+    and the pairs file's order (which DPO's seeded shuffle permutes) moved with concurrency and timing."""
+    experts = [traj("toy", 1, 1.0, "expert"), traj("toy", 2, 1.0, "expert")]
+    explored = [traj("toy", 1, 1.0, "up", sample=0, success=True), traj("toy", 1, 1.0, "down", sample=1, success=True),
+                traj("toy", 1, 0.0, "left", sample=2), traj("toy", 2, 0.0, "wrong", sample=0)]
+    for pair_with in ("own_best", "expert"):
+        pairs = [build_pairs(experts, order, pair_with=pair_with) for order in (explored, explored[::-1])]
+        assert [p.to_json() for p in pairs[0]] == [p.to_json() for p in pairs[1]]
+    assert build_pairs(experts, explored[::-1], pair_with="own_best")[0].chosen[-1].value.endswith("up")
+
+
 def test_an_item_id_without_an_index_is_a_value_error():
     """AgentGym-style ids are <env>_<index>; another form was an IndexError the data selection did not catch."""
     with pytest.raises(ValueError, match="is not <env>_<index>"):

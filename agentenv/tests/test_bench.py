@@ -154,7 +154,7 @@ def test_the_expert_on_the_suite_of_the_cheap_envs(tmp_path, capsys):
     assert record["tasks"] == {env: suite["envs"][env]["indices"][:LIMIT] for env in CHEAP}
     assert record["settings"]["seed"] == 0 and record["settings"]["envs"]["maze"]["instruction"]
     printed = capsys.readouterr().out
-    assert "expert on suite v1" in printed and "average" in printed
+    assert f"expert on suite v1 (its first {LIMIT} tasks per env)" in printed and "average" in printed
     assert "| maze | 26 | 100.0% |" in (out / "bench.md").read_text()
 
     # the same command again: every episode is in results.jsonl already, so nothing is played

@@ -146,3 +146,23 @@ def test_the_card_names_the_splits_played(servers, tmp_path):
     assert main(["collect", "--env", "maze", "--url", servers[0], "--out-dataset", str(out), "--no-progress",
                  "--split", "test", "--limit", "2"]) == 0
     assert "on the test split of 1 environment (" in (out / "README.md").read_text()
+
+
+def test_a_datasets_rows_are_in_task_order_whatever_order_the_episodes_finished_in(tmp_path):
+    """Rows were written in the order episodes finished: a dataset collected twice was other files."""
+    from agentenv.data.export import read_dataset_folder, write_dataset
+    from agentenv.data.trajectory import Trajectory
+
+    episodes = []
+    for idx, sample in [(7, 1), (3, 0), (7, 0), (12, 0)]:
+        t = Trajectory.start("maze", idx, "Reach the goal.")
+        t.meta["sample"] = sample
+        t.add_observation(f"task {idx}")
+        t.add_reply("move up")
+        t.reward, t.success = 1.0, True
+        episodes.append(t)
+    write_dataset(tmp_path / "a", episodes)
+    write_dataset(tmp_path / "b", episodes[::-1])
+    shards = [sorted((tmp_path / name).rglob("*.parquet")) for name in ("a", "b")]
+    assert [p.read_bytes() for p in shards[0]] == [p.read_bytes() for p in shards[1]]
+    assert [(t.data_idx, t.meta.get("sample", 0)) for t in read_dataset_folder(tmp_path / "a")] == [(3, 0), (7, 0), (7, 1), (12, 0)]

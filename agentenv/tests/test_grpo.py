@@ -4,6 +4,8 @@ advantages, a loss mask on exactly the agent's tokens, parameters that move, and
 from __future__ import annotations
 
 import itertools
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from agentenv.registry import env_class
 from agentenv.session import LocalSession
 from agentenv.testing import running_server
 from agentenv.trainer.bc import BCConfig, train_bc
-from agentenv.trainer.engine import CHECKPOINTS, is_done, read_log
+from agentenv.trainer.engine import CHECKPOINTS, DONE_FILE, is_done, read_log
 from agentenv.trainer.grpo import CURVE_FILE, EpisodeRollouts, GRPOConfig, episode_tokens, train_grpo
 
 # the rl extra (`make test` installs it; `make test-lowest` leaves it out: trl's floors sit above train's)
@@ -54,7 +56,7 @@ def test_the_loss_mask_covers_exactly_the_agents_tokens(base_model):
     """A hand-built episode in ChatML: the prompt ends at the first reply's header; the mask is 1 on each reply
     and its end-of-turn marker, 0 on the observation and the headers between them."""
     tokenizer = tokenizer_of(base_model)
-    prompt, completion, mask = episode_tokens(tokenizer, two_replies("Thought:\nGo up.\n\nAction:\nmove up",
+    prompt, completion, mask, _ = episode_tokens(tokenizer, two_replies("Thought:\nGo up.\n\nAction:\nmove up",
                                                                      "There is a wall above you."))
     assert tokenizer.decode(prompt, skip_special_tokens=False) == (
         f"<|im_start|>user\nReach the goal.<|im_end|>\n<|im_start|>assistant\n{ACKNOWLEDGEMENT}<|im_end|>\n"
@@ -73,10 +75,31 @@ def test_the_end_of_turn_marker_of_a_reply_cut_short_is_not_trained(base_model):
     tokenizer = tokenizer_of(base_model)
     t = two_replies("Thought:\nGo up, since", "Invalid action.")
     t.meta["truncated_replies"] = [0]
-    _, completion, mask = episode_tokens(tokenizer, t)
+    _, completion, mask, _ = episode_tokens(tokenizer, t)
     assert mask_runs(tokenizer, completion, mask) == [
         (True, "Thought:\nGo up, since"),
         (False, "<|im_end|>\n<|im_start|>user\nInvalid action.<|im_end|>\n<|im_start|>assistant\n"),
+        (True, "move down<|im_end|>"),
+    ]
+
+
+def test_a_reply_whose_text_tokenises_otherwise_than_sampled_is_not_trained(base_model):
+    """The policy sampled " move up" (a leading space the reply's text lost to strip()), a byte of a character
+    or text past a stop string: the re-encoded reply's tokens were trained though never sampled."""
+    tokenizer = tokenizer_of(base_model)
+    t = two_replies("move up", "There is a wall above you.")
+    whole = episode_tokens(tokenizer, t)
+    spans = [[i for i, m in zip(whole.completion_ids, whole.env_mask, strict=True) if m]]
+    as_sampled = tokenizer.encode("move up", add_special_tokens=False)
+    assert whole.completion_ids[: len(as_sampled)] == as_sampled and spans
+    kept = episode_tokens(tokenizer, t, sampled={0: as_sampled, 1: tokenizer.encode("move down", add_special_tokens=False)})
+    assert kept == whole  # each reply's text is the tokens sampled: all trained
+    other = tokenizer.encode(" move up", add_special_tokens=False)
+    assert other != as_sampled
+    dropped = episode_tokens(tokenizer, t, sampled={0: other})
+    assert dropped.unsampled == 1
+    assert mask_runs(tokenizer, dropped.completion_ids, dropped.env_mask) == [
+        (False, "move up<|im_end|>\n<|im_start|>user\nThere is a wall above you.<|im_end|>\n<|im_start|>assistant\n"),
         (True, "move down<|im_end|>"),
     ]
 
@@ -266,6 +289,9 @@ def test_a_run_resumes_from_its_checkpoint_and_continues(run, mover, servers, tm
     printed = capfd.readouterr()
     assert f"resumed from {killed / CHECKPOINTS / 'checkpoint-1'}" in printed.out
     assert "'reward'" not in printed.out + printed.err  # no dict of metrics per step (train_log.jsonl has them)
+    # the project's bar, as BC's: in a log a line a tenth of the run, with the step's reward (TRL's counted "it")
+    assert "train step 2/2  reward " in printed.err and "train step 1/2" not in printed.err
+    assert not re.search(r"\b[12]/2 \[", printed.err)  # (TRL's bar: "2/2 [00:22<00:00, 11.33s/it]")
     assert "missing keys" not in caplog.text + printed.err  # the tied output embedding, tied again on load
     assert prompts == [run["rollouts"][1]["prompts"]]  # only step 2 ran, on the tasks it had drawn
     resumed, uninterrupted = read_log(killed), read_log(run["out"])
@@ -318,7 +344,7 @@ def test_a_step_whose_every_episode_failed_on_a_server_gone_stops_before_it_coun
     cfg = GRPOConfig(model=str(base_model), output_dir="unused", envs=["maze"], local=True,
                      max_rounds=1, max_new_tokens=4, num_generations=2, batch_size=2)
     policy = AutoModelForCausalLM.from_pretrained(base_model)
-    trainer = SimpleNamespace(accelerator=SimpleNamespace(unwrap_model=lambda m: m), model=policy,
+    trainer = SimpleNamespace(accelerator=SimpleNamespace(unwrap_model=lambda m: m, is_main_process=True), model=policy,
                               state=SimpleNamespace(global_step=1))
     prompts = ["maze/18", "maze/18"]
     with GoneMidStep(crashing) as gone, pytest.raises(ServerUnreachable, match="maze/create failed"):
@@ -326,3 +352,53 @@ def test_a_step_whose_every_episode_failed_on_a_server_gone_stops_before_it_coun
     with LocalEnv(crashing) as failing:  # the server is up: the step goes on, unrewarded
         out = EpisodeRollouts(cfg, {"maze": failing}, tokenizer_of(base_model))(prompts, trainer)
     assert out["env_reward"] == [None, None]
+    # nor do their tokens count in the loss's denominator (dapo divides by the step's trained tokens)
+    assert not any(any(mask) for mask in out["env_mask"])
+
+
+def test_a_step_whose_every_episode_filled_the_context_before_a_reply_is_refused(base_model):
+    """`--max-length` below the first prompt: every step trained on nothing (loss 0) and the run ended 'done'."""
+    from types import SimpleNamespace
+
+    from transformers import AutoModelForCausalLM
+
+    from agentenv.controller.sources import LocalEnv
+
+    cfg = GRPOConfig(model=str(base_model), output_dir="unused", envs=["maze"], local=True,
+                     max_rounds=1, max_new_tokens=4, num_generations=2, batch_size=2, max_length=64)
+    trainer = SimpleNamespace(accelerator=SimpleNamespace(unwrap_model=lambda m: m, is_main_process=True),
+                              model=AutoModelForCausalLM.from_pretrained(base_model), state=SimpleNamespace(global_step=4))
+    with LocalEnv(env_class("maze")) as maze, pytest.raises(ValueError, match=r"^every episode of step 5 filled "
+                                                                              r"--max-length 64 before its first reply"):
+        EpisodeRollouts(cfg, {"maze": maze}, tokenizer_of(base_model))(["maze/18", "maze/18"], trainer)
+
+
+def test_a_run_stopped_before_its_first_checkpoint_starts_over_with_the_settings_given(tmp_path):
+    """A Ctrl-C in step 1 left train_config.json and TRL's empty checkpoints folder: the rerun with a mended
+    setting was refused as 'holds checkpoints of a run with other settings'."""
+    from agentenv.trainer.grpo import check_resumable
+
+    first = GRPOConfig(model="m", output_dir=str(tmp_path), envs=["maze"], learning_rate=1e-5)
+    (tmp_path / "train_config.json").write_text(json.dumps(first.to_json()))
+    (tmp_path / CHECKPOINTS).mkdir()
+    mended = GRPOConfig(model="m", output_dir=str(tmp_path), envs=["maze"], learning_rate=1e-3)
+    check_resumable(tmp_path, mended)  # nothing to resume: taken
+    (tmp_path / CHECKPOINTS / "checkpoint-1").mkdir()
+    (tmp_path / CHECKPOINTS / "checkpoint-1" / "trainer_state.json").write_text("{}")
+    with pytest.raises(ValueError, match=r"holds checkpoints of a run with other settings \(learning_rate"):
+        check_resumable(tmp_path, mended)
+
+
+def test_a_run_refuses_a_folder_another_run_trains_into_and_too_few_tasks_for_a_step(base_model, tmp_path):
+    """Two runs into one folder both trained (their log lines interleaved); 18 tasks where a step plays 2 made
+    no step, and the untrained model was saved as the run's."""
+    from agentenv.processes import held_by_this_run
+
+    cfg = GRPOConfig(model=str(base_model), output_dir=str(tmp_path / "run"), envs=["maze"], local=True,
+                     train_tasks=[18], num_generations=4, batch_size=8)
+    (tmp_path / "run").mkdir()
+    with held_by_this_run(tmp_path / "run", "held"), pytest.raises(ValueError, match="being trained into by another run"):
+        train_grpo(cfg)
+    with pytest.raises(ValueError, match=r"^1 train tasks, and one step plays 2 \(--batch-size"):
+        train_grpo(cfg)
+    assert not (tmp_path / "run" / DONE_FILE).exists()

@@ -241,7 +241,7 @@ def run_collect(args: argparse.Namespace) -> int:
             def run():
                 report = evaluate(
                     agent, tasks, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds,
-                    temperature=None, progress=not args.no_progress, sources=sources,
+                    temperature=None, progress=not args.no_progress, sources=sources, title="collect",
                 )
                 if args.out_dataset is not None:
                     _write_dataset(args.out_dataset, tasks, agent.name)

@@ -120,11 +120,13 @@ def tasks_by_env(item_ids: Iterable[str]) -> str:
 def print_table(rows: list[dict[str, object]]) -> None:
     label = short_names([Path(f) for row in rows for f in (row["base_file"], row["other_file"])])
     table = Table(title="other - base, paired over tasks (all: every env's tasks pooled)")
-    for column in ("other", "base", "env", "tasks", "base %", "other %", "only base", "only other", "difference",
-                   "95% interval"):
-        table.add_column(column, justify="right")
+    # a narrow terminal folds a cell, never cuts it ("0.…")
+    for column in ("base", "other", "env"):
+        table.add_column(column, overflow="fold")
+    for column in ("tasks", "base %", "other %", "only base", "only other", "difference", "95% interval"):
+        table.add_column(column, justify="right", overflow="fold")
     for row in rows:
-        table.add_row(label[Path(row["other_file"])], label[Path(row["base_file"])], row["env"], str(row["tasks"]),
+        table.add_row(label[Path(row["base_file"])], label[Path(row["other_file"])], row["env"], str(row["tasks"]),
                       f"{row['base']:.1%}", f"{row['other']:.1%}", str(row["only_base"]), str(row["only_other"]),
-                      f"{row['difference']:+.1%}", f"{row['low']:+.1%} .. {row['high']:+.1%}")
+                      f"{row['difference']:+.1%}", f"{row['low']:+.1%} – {row['high']:+.1%}")
     table_console().print(table)

@@ -55,6 +55,10 @@ class Episode:
     stop_reason: str | None = None
     error: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: the token ids sampled for each reply before its stop token, by reply number, where the agent keeps them
+    #: (``HFAgent(keep_sampled_ids=True)``, as online RL does: it trains only replies whose text re-encodes to
+    #: them); never written
+    sampled_ids: dict[int, list[int]] = field(default_factory=dict, repr=False)
     #: when it started (``time.monotonic()``): its wall time goes to the trajectory's ``meta["wall_s"]``
     started: float = field(default_factory=time.monotonic)
     uid: int = field(default_factory=lambda: next(_uids))

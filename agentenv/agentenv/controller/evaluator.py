@@ -159,12 +159,13 @@ def evaluate(
         report = build_report(
             mine, {env: info["reward_range"] for env, info in infos.items()}, errors=errors, settings=settings
         )
-        report.save(out_path.with_suffix(""))
+        report_json, report_md = report.save(out_path.with_suffix(""))
         if len(every) > len(mine):  # the report (and its .report.json) leaves them out
             print(f"[agentenv] {out_path} also holds {len(every) - len(mine)} episodes this run did not ask for "
                   f"(other tasks or samples: earlier runs'); its report is of this run's {len(mine)}", file=sys.stderr)
         if print_table:
             report.print(title=f"{agent.name}: {out_path}")
+            print(f"report: {report_md} (and {report_json.name})")
         return report
 
 

@@ -99,6 +99,8 @@ class HFAgent(Agent):
     ``"chatml"`` / ``"llama2"`` force a fallback.
     ``reuse_cache=False`` re-encodes every conversation each round (the slow reference behaviour);
     ``ignore_eos=True`` always generates ``max_new_tokens`` (for benchmarks).
+    ``keep_sampled_ids=True`` keeps each reply's sampled token ids on its episode (``Episode.sampled_ids``), as
+    online RL needs them (an evaluation would hold every generated token in memory).
     """
 
     def __init__(
@@ -118,6 +120,7 @@ class HFAgent(Agent):
         ignore_eos: bool = False,
         device: str | None = None,
         dtype: str | torch.dtype | None = None,
+        keep_sampled_ids: bool = False,
     ) -> None:
         if model is None and model_path is None:
             raise ValueError("HFAgent needs model_path or a loaded model")
@@ -147,6 +150,7 @@ class HFAgent(Agent):
         self.seed = seed
         self.batch_size = batch_size
         self.reuse_cache = reuse_cache
+        self.keep_sampled_ids = keep_sampled_ids
         self.max_length = max_length or getattr(model.config.get_text_config(), "max_position_embeddings", None) or 4096
         if max_new_tokens >= self.max_length:  # every episode would end at round 0 as "context full"
             raise ValueError(
@@ -213,7 +217,11 @@ class HFAgent(Agent):
         ``meta["truncated_replies"]``."""
         for n, token in enumerate(token_ids):
             if token in self.stop_ids:
+                if self.keep_sampled_ids:
+                    episode.sampled_ids[episode.rounds] = list(token_ids[:n])
                 return self.decode_reply(token_ids[:n])
+        if self.keep_sampled_ids:
+            episode.sampled_ids[episode.rounds] = list(token_ids)
         text, stopped = self._decoded(token_ids)
         if self.stop_ids and not stopped and len(token_ids) >= self.max_new_tokens:
             episode.meta.setdefault("truncated_replies", []).append(episode.rounds)

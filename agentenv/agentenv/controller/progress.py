@@ -23,14 +23,31 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.table import Column
 from rich.text import Text
+
+
+def short_title(title: str, longest: int = 28) -> str:
+    """``title`` with each long path in it cut to its last two parts (``hf:…/iter_1/model``)."""
+    words = []
+    for word in title.split(" "):
+        if len(word) > longest:
+            kind, sep, where = word.partition(":")  # hf:PATH, openai:MODEL@URL
+            if not sep or "/" in kind:
+                kind, sep, where = "", "", word
+            where = where.split("@", 1)[0]  # an endpoint's model, not its URL
+            parts = where.rstrip("/").split("/")
+            word = kind + sep + ("…/" if len(parts) > 2 else "") + "/".join(parts[-2:])
+        words.append(word)
+    return " ".join(words)
 
 
 class _LiveColumn(ProgressColumn):
     """Success so far, episodes running, rounds, requests in flight, tokens per second (read when drawn)."""
 
     def __init__(self, live: LiveProgress) -> None:
-        super().__init__()
+        # cut short, never wrapped: a wrapped status redraws as two or three lines at 80 columns
+        super().__init__(table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1))
         self.live = live
 
     def render(self, task: Any) -> Text:
@@ -53,8 +70,8 @@ class LiveProgress:
         self._every = max(1, total // 10)
         self._next_line = done + self._every
         self._progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
+            TextColumn("[bold]{task.description}", table_column=Column(no_wrap=True, overflow="ellipsis", max_width=36)),
+            BarColumn(bar_width=30),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
             _LiveColumn(self),
@@ -62,8 +79,9 @@ class LiveProgress:
             refresh_per_second=2,
             disable=not enabled or self.lines,
             transient=False,
+            expand=True,  # the status takes what the title, bar and counts leave
         )
-        self._task = self._progress.add_task(escape(title), total=total, completed=done)  # a model named [x]
+        self._task = self._progress.add_task(escape(short_title(title)), total=total, completed=done)  # a model named [x]
 
     def status(self) -> str:
         parts = []

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentenv.controller.stats import wilson
 from agentenv.data.trajectory import Trajectory, write_json, write_text_atomic
 
 ALL = "all"
@@ -34,6 +35,11 @@ class ResultRow:
     success: float  # success rate, 0-1
     #: why its episodes ended: ``{"done": n, "max_rounds": n, "context_overflow": n, ...}``
     stops: dict[str, int] = field(default_factory=dict)
+
+    def interval_text(self) -> str:
+        """The success rate's 95% (Wilson) interval, as ``72.2% – 100.0%``."""
+        low, high = wilson(round(self.success * self.n), self.n)
+        return f"{low:.1%} – {high:.1%}"
 
     def stops_text(self) -> str:
         """The episodes that did not end by the env's own ``done``, by reason (``""`` when all did)."""
@@ -65,11 +71,11 @@ class EvalReport:
 
     def markdown(self) -> str:
         """The rows as a Markdown table."""
-        lines = ["| env | task type | n | score | success | not done: ended by |", "|---|---|---:|---:|---:|---|"]
+        lines = ["| env | task type | n | score | success | 95% interval | not done: ended by |",
+                 "|---|---|---:|---:|---:|---:|---|"]
         for r in self.rows:
-            lines.append(
-                f"| {r.env} | {r.task_type} | {r.n} | {r.score:.3f} | {100 * r.success:.1f}% | {r.stops_text()} |"
-            )
+            lines.append(f"| {r.env} | {r.task_type} | {r.n} | {r.score:.3f} | {100 * r.success:.1f}% | "
+                         f"{r.interval_text()} | {r.stops_text()} |")
         if self.errors:
             lines.append(f"\n{self.errors} episode(s) ended on an environment error and were not recorded; rerun to retry.")
         return "\n".join(lines) + "\n"
@@ -79,13 +85,15 @@ class EvalReport:
         from rich.table import Table
 
         table = Table(title=title)
-        for name, justify in (("env", "left"), ("task type", "left"), ("n", "right"), ("score", "right"),
-                              ("success", "right"), ("not done: ended by", "left")):
-            table.add_column(name, justify=justify)
+        for name in ("env", "task type"):
+            table.add_column(name)
+        for name in ("n", "score", "success", "95% interval"):
+            table.add_column(name, justify="right", overflow="fold")  # folded when narrow, never cut
+        table.add_column("not done: ended by")
         for r in self.rows:
             style = "bold" if r.task_type == ALL else None
-            table.add_row(r.env, r.task_type, str(r.n), f"{r.score:.3f}", f"{100 * r.success:.1f}%", r.stops_text(),
-                          style=style)
+            table.add_row(r.env, r.task_type, str(r.n), f"{r.score:.3f}", f"{100 * r.success:.1f}%", r.interval_text(),
+                          r.stops_text(), style=style)
         return table
 
     def print(self, title: str | None = None, file=None) -> None:

@@ -133,12 +133,11 @@ class Rollout:
             while pending or live:
                 starting = self._take(pending, live)
                 opened, refused = self._start(starting, idle, len(live), pool)
+                live.extend(ep for ep in opened if not ep.finished)
+                self.live_episodes = len(live)
                 for ep in opened:
                     if ep.finished:
                         finish(ep)
-                    else:
-                        live.append(ep)
-                self.live_episodes = len(live)
                 if refused:  # full servers: the tasks wait, first in line, for a session to end
                     pending.extendleft(reversed(refused))
                     for env in {task.env for task in refused}:
@@ -170,11 +169,11 @@ class Rollout:
                 t0 = time.perf_counter()
                 list(pool.map(lambda pair: self._step(*pair), stepping))
                 self.timing["env_s"] += time.perf_counter() - t0
-                for ep in live:
-                    if ep.finished:
-                        finish(ep)
+                ended = [ep for ep in live if ep.finished]
                 live = [ep for ep in live if not ep.finished]
-                self.live_episodes = len(live)
+                self.live_episodes = len(live)  # before on_finish, whose progress line reads it
+                for ep in ended:
+                    finish(ep)
         finally:
             self.live_episodes = 0
             # let in-flight opens and steps land first, so no session they create escapes the close below

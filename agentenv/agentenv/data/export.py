@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from agentenv.data.trajectory import Trajectory, naming_the_record, write_text_atomic
+from agentenv.data.trajectory import Trajectory, naming_the_record, trajectory_order, write_text_atomic
 
 #: rows per parquet shard
 SHARD_ROWS = 5000
@@ -90,7 +90,8 @@ def write_dataset(
     counts: dict[str, dict[str, int]] = {}
     stats: dict[str, dict[str, float]] = {}
     for env in sorted(by_env):
-        kept = [t for t in by_env[env] if t.success or not successes_only]
+        # in task order, not the order episodes finished in: a dataset collected twice is the same rows
+        kept = sorted((t for t in by_env[env] if t.success or not successes_only), key=trajectory_order)
         counts[env] = {"episodes": len(by_env[env]), "kept": len(kept)}
         stats[env] = {"rounds": sum(t.meta.get("rounds", 0) for t in kept) / max(len(kept), 1)}
         shards = max(1, -(-len(kept) // SHARD_ROWS))

@@ -274,10 +274,13 @@ class EncodeStats:
     trained_tokens: int = 0
 
     def report(self) -> str:
-        return (
-            f"{self.kept}/{self.conversations} conversations kept ({self.dropped} dropped, {self.truncated} "
-            f"truncated by {self.dropped_turns} trained turns); {self.tokens} tokens, {self.trained_tokens} trained"
-        )
+        lost = []
+        if self.dropped:
+            lost.append(f"{self.dropped} dropped: no trained turn fits")
+        if self.truncated:
+            lost.append(f"{self.truncated} cut short by {self.dropped_turns} trained turns")
+        return (f"{self.kept}/{self.conversations} conversations kept" + (f" ({'; '.join(lost)})" if lost else "")
+                + f"; {self.tokens:,} tokens, {self.trained_tokens:,} trained")
 
 
 def tokenize_dataset(dataset, tokenizer, max_length: int | None = None, num_proc: int | None = None):

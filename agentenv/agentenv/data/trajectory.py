@@ -268,3 +268,13 @@ def finished_item_ids(path: str | os.PathLike) -> set[str]:
     if not Path(path).exists():
         return set()
     return {t.item_id for t in read_trajectories(path)}
+
+
+def trajectory_order(t: Trajectory) -> tuple[str, int, str, int]:
+    """A sort key of a run's trajectories (env, task index, item id, sample) that does not depend on the order
+    in which their episodes finished (their file's order)."""
+    try:
+        idx = t.data_idx
+    except ValueError:
+        idx = -1
+    return t.env, idx, t.item_id, int(t.meta.get("sample", 0))

@@ -5,21 +5,22 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 
+from agentenv.cli import OneLineParser, parse_command_line
 from agentenv.trainer.commands import add_train_commands
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agentenv.processes import end_group_with_owner
+    from agentenv.processes import end_group_with_owner, quiet_other_progress_bars
 
+    quiet_other_progress_bars()
     end_group_with_owner()  # launched by `agentenv train` (run_process_group): end with it, even if it is killed
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    parser = argparse.ArgumentParser(prog="python -m agentenv.trainer", description="agentenv trainers")
+    parser = OneLineParser(prog="python -m agentenv.trainer", description="agentenv trainers")
     add_train_commands(parser.add_subparsers(dest="algorithm", required=True))
-    args = parser.parse_args(argv)
+    args = parse_command_line(parser, argv)
     return int(args.func(args) or 0)
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentenv.controller.sources import EnvSource
-from agentenv.data.trajectory import Trajectory, read_trajectories, write_trajectories
+from agentenv.data.trajectory import Trajectory, read_trajectories, trajectory_order, write_trajectories
 from agentenv.trainer.bc import BCConfig
 from agentenv.trainer.launch import run_training
 from agentenv.trainer.rollouts import RolloutSettings
@@ -83,7 +83,7 @@ def select_explored(
             return thresholds.get(env)
         return thresholds
 
-    passed = sorted((t for t in trajectories if passes(t, threshold(t.env))), key=_order)
+    passed = sorted((t for t in trajectories if passes(t, threshold(t.env))), key=trajectory_order)
     by_item: dict[str, list[Trajectory]] = {}
     seen: set = set()
     for t in passed:
@@ -98,7 +98,7 @@ def select_explored(
             kept.append(max(group, key=lambda t: t.reward))  # max keeps the first of equal rewards
         else:
             kept.extend(group[:max_per_item] if max_per_item > 0 else group)
-    return sorted(kept, key=_order)
+    return sorted(kept, key=trajectory_order)
 
 
 def merge_trajectories(base: Iterable[Trajectory], new: Iterable[Trajectory]) -> list[Trajectory]:
@@ -112,14 +112,6 @@ def merge_trajectories(base: Iterable[Trajectory], new: Iterable[Trajectory]) ->
             seen.add(key)
             merged.append(t)
     return merged
-
-
-def _order(t: Trajectory) -> tuple[str, int, str, int]:
-    try:
-        idx = t.data_idx
-    except ValueError:
-        idx = -1
-    return t.env, idx, t.item_id, int(t.meta.get("sample", 0))
 
 
 # --- the loop ---------------------------------------------------------------------------------------------

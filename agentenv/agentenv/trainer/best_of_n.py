@@ -137,6 +137,27 @@ def markdown(rows: list[BestOfNRow], n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def print_table(rows: list[BestOfNRow], n: int) -> None:
+    """The rows as a rich table on stdout."""
+    from rich.table import Table
+
+    from agentenv.controller.report import table_console
+
+    table = Table(title=f"best of {n} samples per task")
+    table.add_column("env")
+    for name in ("tasks", "samples", "single-sample success", f"best-of-{n} success", f"best-of-{n} score"):
+        table.add_column(name, justify="right", overflow="fold")
+    for r in rows:
+        table.add_row(r.env, str(r.tasks), str(r.samples), f"{r.sample_success:.1%}", f"{r.best_of_n_success:.1%}",
+                      f"{r.best_of_n_score:.3f}")
+    console = table_console()
+    console.print(table)
+    incomplete = rows[-1].incomplete if rows else 0
+    if incomplete:
+        console.print(f"{incomplete} task(s) with fewer than {n} episodes (environment errors) are left out: "
+                      "rerun the same command to play them")
+
+
 def run_best_of_n(
     cfg: BestOfNConfig, *, sources: Mapping[str, EnvSource] | None = None, progress: bool = True
 ) -> dict[str, Any]:
@@ -176,6 +197,7 @@ def run_best_of_n(
                 seed=cfg.seed,
                 samples_per_task=cfg.n,
                 progress=progress,
+                print_table=False,  # the samples' table: the best-of-N table below says more
                 sources=envs,
                 title=f"best-of-{cfg.n}",
             )
@@ -198,5 +220,6 @@ def run_best_of_n(
     write_json(out.with_name(out.stem + ".best_of_n.json"), summary)
     write_text_atomic(out.with_name(out.stem + ".best_of_n.md"), markdown(rows, cfg.n))
     if progress:
-        print(markdown(rows, cfg.n), end="")
+        print_table(rows, cfg.n)
+        print(f"summary: {out.with_name(out.stem + '.best_of_n.md')} (and .json)")
     return summary

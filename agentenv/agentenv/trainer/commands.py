@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agentenv.cli import HelpWithDefaults
 from agentenv.controller.commands import one_line_errors, resume_advice, start_servers_hint
 from agentenv.trainer.config_args import add_dataclass_args, dataclass_from_args
 from agentenv.trainer.runs import print_summary
@@ -34,8 +37,40 @@ def _servers_hint(args: argparse.Namespace, envs: list[str] | None = None) -> st
 
 
 def _trainer_command(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """A trainer's mistakes and lost servers or endpoints as one ``error: ...`` line saying what to do."""
-    return one_line_errors(_servers_hint, lambda args: "rerun the same command to resume", also=(FileNotFoundError,))(run)
+    """A trainer's mistakes and lost servers or endpoints as one ``error: ...`` line saying what to do, and
+    a Ctrl-C as one line saying how to resume."""
+    run = one_line_errors(_servers_hint, lambda args: "rerun the same command to resume", also=(FileNotFoundError,))(run)
+
+    @functools.wraps(run)
+    def wrapped(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except KeyboardInterrupt:
+            if _first_process():
+                where = getattr(args, "output_dir", None) or getattr(args, "out", None)  # (or in --config's file)
+                kept = f" from what {where} keeps" if where else ""
+                print(f"\ninterrupted: rerun the same command to resume{kept}", file=sys.stderr)
+            return 130
+
+    return wrapped
+
+
+def _first_process() -> bool:
+    """Whether this is a launcher's first process (or no launcher's): the one that speaks."""
+    return os.environ.get("RANK", "0") == "0"
+
+
+def _say_trained(out: Path, curve: str) -> None:
+    """The closing line of a training run: where its model and curve are, and its last logged figures."""
+    from agentenv.trainer.engine import read_log
+
+    if not _first_process():
+        return
+    log = read_log(out)
+    last = log[-1] if log else {}
+    figures = ", ".join(f"{k} {last[k]:.4g}" for k in ("loss", "reward") if isinstance(last.get(k), int | float))
+    print(f"model: {out}" + (f"; curve: {out / curve}" if (out / curve).exists() else "")
+          + (f" (step {last['step']}: {figures})" if figures else ""))
 
 
 def _end_process_group() -> None:
@@ -66,24 +101,26 @@ def _settings(config_class: type, args: argparse.Namespace) -> Any:
 
 def _bc(args: argparse.Namespace) -> int:
     from agentenv.trainer.bc import BCConfig, train_bc
+    from agentenv.trainer.engine import LOSS_CURVE
 
-    train_bc(_settings(BCConfig, args))
+    _say_trained(train_bc(_settings(BCConfig, args)), LOSS_CURVE)
     _end_process_group()
     return 0
 
 
 def _dpo(args: argparse.Namespace) -> int:
     from agentenv.trainer.dpo import DPOConfig, train_dpo
+    from agentenv.trainer.engine import LOSS_CURVE
 
-    train_dpo(_settings(DPOConfig, args))
+    _say_trained(train_dpo(_settings(DPOConfig, args)), LOSS_CURVE)
     _end_process_group()
     return 0
 
 
 def _grpo(args: argparse.Namespace) -> int:
-    from agentenv.trainer.grpo import GRPOConfig, train_grpo
+    from agentenv.trainer.grpo import CURVE_FILE, GRPOConfig, train_grpo
 
-    train_grpo(_settings(GRPOConfig, args))
+    _say_trained(train_grpo(_settings(GRPOConfig, args)), CURVE_FILE)
     _end_process_group()
     return 0
 
@@ -149,7 +186,8 @@ TRAIN_COMMANDS: dict[str, tuple[str, Callable[[], type], Callable[[argparse.Name
 def add_train_commands(sub: Any) -> None:
     """Add one subparser per training algorithm to ``sub``."""
     for name, (help_text, config_class, handler) in TRAIN_COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text, usage="%(prog)s [options]")
+        p = sub.add_parser(name, help=help_text, description=help_text, usage="%(prog)s [options]",
+                           formatter_class=HelpWithDefaults)
         add_dataclass_args(p, config_class())
         p.set_defaults(func=_trainer_command(handler))
 

@@ -167,14 +167,14 @@ def _add_field(parser: Any, cls: type, f: dataclasses.Field, kind: Any, defaults
     renamed = _flag_names(cls).get(f.name)
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     default = defaults.get(f.name)
-    help_text = _field_doc(cls, f.name)
+    help_text = _field_doc(cls, f.name).replace("``", "`")  # the comments' reST literals, as a terminal shows code
     if default not in (None, "", []) or kind is bool:
         help_text += f" (default: {default})"
     if f.name not in defaults:
         help_text += " (required)"
     common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text.strip()}
     if renamed:  # the canonical name first; the field's own name still works, with a deprecation note
-        parser.add_argument("--" + renamed, flag, action=ListOption, deprecated=flag, **common)
+        parser.add_argument("--" + renamed, flag, action=ListOption, deprecated=flag, metavar=renamed.upper(), **common)
     elif kind is bool:
         parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
     elif origin in (list, tuple):

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from agentenv.data.trajectory import read_jsonl, write_json, write_text_atomic
-from agentenv.processes import held_by_this_run
+from agentenv.processes import held_by_this_run, quiet_deepspeed_on_cpu
 from agentenv.trainer.config_args import changed_settings, field_defaults
 from agentenv.trainer.runs import refuse_another_kind_of_run
 
@@ -286,6 +286,7 @@ def make_accelerator(cfg: TrainConfig):
     from accelerate import Accelerator, PartialState
 
     cuda = _cuda_available(cfg)
+    quiet_deepspeed_on_cpu(cuda)
     precision = cfg.mixed_precision
     if precision == "auto":
         precision = "bf16" if cuda and torch.cuda.is_bf16_supported() else "no"
@@ -515,93 +516,97 @@ def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, befor
     if cfg.report_to:
         accelerator.init_trackers(out.name, config={k: v for k, v in cfg.to_json().items() if not isinstance(v, list)})
     bar = TrainingProgress(steps, start, enabled=accelerator.is_main_process)
-    for step in range(start, steps):
-        micro = [collate([examples[i] for i in order.indices(step * accum + g)]) for g in range(accum)]
-        units = torch.tensor(float(sum(objective.units(b) for b in micro)), device=accelerator.device)
-        units = accelerator.reduce(units, reduction="sum")
-        model.train()
-        sums: dict[str, Any] = {}
-        grad_norm = None
-        for batch in micro:
-            batch = _to_device(batch, accelerator.device)
-            tokens_seen += int(batch["attention_mask"].sum())
-            with accelerator.accumulate(model):
-                loss_sum, metrics = objective.loss_sum(model, batch)
-                accelerator.backward(loss_sum * (accum * world) / units)
-                if accelerator.sync_gradients and cfg.max_grad_norm > 0:
-                    grad_norm = accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
-                optimizer.step()
-                optimizer.zero_grad()
-            for k, v in {"loss": loss_sum, **metrics}.items():
-                sums[k] = sums.get(k, 0.0) + v.detach().float()
-        lr = scheduler.get_last_lr()[0]
-        scheduler.step()
+    try:
+        for step in range(start, steps):
+            micro = [collate([examples[i] for i in order.indices(step * accum + g)]) for g in range(accum)]
+            units = torch.tensor(float(sum(objective.units(b) for b in micro)), device=accelerator.device)
+            units = accelerator.reduce(units, reduction="sum")
+            model.train()
+            sums: dict[str, Any] = {}
+            grad_norm = None
+            for batch in micro:
+                batch = _to_device(batch, accelerator.device)
+                tokens_seen += int(batch["attention_mask"].sum())
+                with accelerator.accumulate(model):
+                    loss_sum, metrics = objective.loss_sum(model, batch)
+                    accelerator.backward(loss_sum * (accum * world) / units)
+                    if accelerator.sync_gradients and cfg.max_grad_norm > 0:
+                        grad_norm = accelerator.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+                    optimizer.step()
+                    optimizer.zero_grad()
+                for k, v in {"loss": loss_sum, **metrics}.items():
+                    sums[k] = sums.get(k, 0.0) + v.detach().float()
+            lr = scheduler.get_last_lr()[0]
+            scheduler.step()
 
-        done = step + 1
-        if done % cfg.log_every == 0 or done == steps:
-            reduced = {k: float(accelerator.reduce(v, reduction="sum") / units) for k, v in sums.items()}
-            elapsed = time.perf_counter() - t0
-            line = {
-                "step": done,
-                "epoch": round(order.epoch_of(done * accum), 4),
-                **reduced,
-                "lr": lr,
-                "grad_norm": float(grad_norm) if grad_norm is not None else None,
-                "units": int(units),
-                "tokens_per_s_per_process": round(tokens_seen / elapsed, 1) if elapsed > 0 else None,
-                "elapsed_s": round(elapsed, 3),
-                "peak_memory_gib": round(peak_memory_gib(accelerator.device), 4),
-            }
-            history.append(line)
-            if accelerator.is_main_process:
-                with (out / LOG_FILE).open("a") as f:
-                    f.write(json.dumps(line) + "\n")
-            if cfg.report_to:
-                accelerator.log({k: v for k, v in line.items() if isinstance(v, int | float)}, step=done)
-        bar.update(done, history[-1] if history else None)
-        if cfg.save_every > 0 and done % cfg.save_every == 0 and done < steps:
-            save_checkpoint(cfg, accelerator, done, steps, data)
-
-    bar.close()
+            done = step + 1
+            if done % cfg.log_every == 0 or done == steps:
+                reduced = {k: float(accelerator.reduce(v, reduction="sum") / units) for k, v in sums.items()}
+                elapsed = time.perf_counter() - t0
+                line = {
+                    "step": done,
+                    "epoch": round(order.epoch_of(done * accum), 4),
+                    **reduced,
+                    "lr": lr,
+                    "grad_norm": float(grad_norm) if grad_norm is not None else None,
+                    "units": int(units),
+                    "tokens_per_s_per_process": round(tokens_seen / elapsed, 1) if elapsed > 0 else None,
+                    "elapsed_s": round(elapsed, 3),
+                    "peak_memory_gib": round(peak_memory_gib(accelerator.device), 4),
+                }
+                history.append(line)
+                if accelerator.is_main_process:
+                    with (out / LOG_FILE).open("a") as f:
+                        f.write(json.dumps(line) + "\n")
+                if cfg.report_to:
+                    accelerator.log({k: v for k, v in line.items() if isinstance(v, int | float)}, step=done)
+            bar.update(done, _figures(history[-1]) if history else {})
+            if cfg.save_every > 0 and done % cfg.save_every == 0 and done < steps:
+                save_checkpoint(cfg, accelerator, done, steps, data)
+    finally:  # closed on a Ctrl-C too: its message then comes below the bar, not above a redrawn one
+        bar.close()
     save_final(cfg, accelerator, model, tokenizer, steps)
     if cfg.report_to:
         accelerator.end_training()
     return history
 
 
+def _figures(line: dict[str, Any]) -> dict[str, str]:
+    """What the bar shows of a log line: the loss, learning rate and tokens per second (of each process)."""
+    tokens = line["tokens_per_s_per_process"]
+    return {"loss": f"{line['loss']:.4f}", "lr": f"{line['lr']:.2g}", "tok/s": f"{tokens:.0f}" if tokens else "-"}
+
+
 class TrainingProgress:
-    """A bar of optimiser steps with the loss, learning rate and throughput of the last logged step (the
-    main process only); where stderr is not a terminal (a log file), a line every tenth of the run instead."""
+    """A bar of optimiser steps with the figures of the last logged step (the main process only); where
+    stderr is not a terminal (a log file), a line every tenth of the run instead."""
 
     def __init__(self, steps: int, start: int, enabled: bool) -> None:
-        import sys
-
         self.steps, self.enabled = steps, enabled
         self.live = enabled and sys.stderr.isatty()
-        self._next_line = start
+        self._next_line, self._printed = start, start
         self._bar = None
         if self.live:
             from tqdm import tqdm
 
             self._bar = tqdm(total=steps, initial=start, desc="train", unit="step", dynamic_ncols=True)
 
-    def update(self, done: int, line: dict[str, Any] | None) -> None:
+    def update(self, done: int, figures: dict[str, str]) -> None:
+        """``done`` steps of ``steps``; ``figures`` (name: text) shown beside the bar or in the line."""
         if not self.enabled:
             return
-        figures = {}
-        if line is not None:
-            figures = {"loss": f"{line['loss']:.4f}", "lr": f"{line['lr']:.2g}",
-                       "tok/s": f"{line['tokens_per_s_per_process']:.0f}" if line["tokens_per_s_per_process"] else "-"}
         if self._bar is not None:
             self._bar.set_postfix(figures, refresh=False)
             self._bar.update(done - self._bar.n)
-        elif done >= self._next_line or done == self.steps:
-            self._next_line = done + max(1, self.steps // 10)
-            print(f"train step {done}/{self.steps}  " + "  ".join(f"{k} {v}" for k, v in figures.items()), flush=True)
+        elif done > self._printed and (done >= self._next_line or done == self.steps):
+            self._next_line, self._printed = done + max(1, self.steps // 10), done
+            print(f"train step {done}/{self.steps}  " + "  ".join(f"{k} {v}" for k, v in figures.items()),
+                  file=sys.stderr, flush=True)  # beside eval's progress lines: stdout keeps the results
 
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+            self._bar = None
 
 
 def plot_loss(log: list[dict[str, Any]], path: Path) -> Path | None:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentenv.controller.sources import EnvSource
-from agentenv.data.trajectory import Trajectory
+from agentenv.data.trajectory import Trajectory, trajectory_order
 from agentenv.trainer.agentevol import content_key
 from agentenv.trainer.bc import BCConfig
 from agentenv.trainer.dpo import (
@@ -87,7 +87,9 @@ def build_pairs(
     tasks here), or the same task shown otherwise (SciWorld may list a room's objects in another order).
     """
     check_pair_with(pair_with)
-    explored = list(explored)
+    # in task and sample order, not the order episodes finished in: own_best's winner among equals and the
+    # pairs file's order (DPO's shuffle permutes it) would depend on concurrency and timing
+    explored = sorted(explored, key=trajectory_order)
     by_item = best_per_item(experts if pair_with == "expert" else explored)
     pairs, seen, other_task = [], set(), set()
     for t in explored:

@@ -33,10 +33,13 @@ TRL then computes, per group of G episodes of one task, ``A_i = (r_i - mean(r)) 
 
     ratio_t = exp(logp_t - logp_old_t)
     loss    = -sum_t min(ratio_t * A_i, clip(ratio_t, 1 - epsilon, 1 + epsilon) * A_i) / (masked tokens)
-              + beta * KL(policy || reference)_t                           (beta 0 by default: no reference)
+              + beta * ratio_t * KL(policy || reference)_t                 (beta 0 by default: no reference)
 
 (``loss_type="dapo"``: normalised by the masked tokens of the whole step).  With one update per rollout
 ``logp_old`` is ``logp`` detached, so the ratio is 1 and the gradient is REINFORCE's with a group baseline.
+The KL term is TRL's k3 estimate times the (differentiable) ratio (``use_bias_correction_kl``, TRL 1.16's
+default).  A reply whose text re-encodes to other tokens than the policy sampled has ``env_mask`` 0 (see
+:func:`episode_tokens`), as has every token of an episode that ended on an environment error.
 
 A run writes what the other trainers write (:mod:`agentenv.trainer.engine`): ``train_config.json``,
 ``train_log.jsonl`` (one line per logged step: loss, reward, per-env reward ...), checkpoints under
@@ -47,19 +50,24 @@ same settings; a finished one is not repeated.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
+import os
 import shutil
+import sys
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from agentenv.controller.agents import Agent
 from agentenv.controller.episode import Episode
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, write_json, write_text_atomic
+from agentenv.processes import held_by_this_run, quiet_deepspeed_on_cpu
 from agentenv.trainer.config_args import changed_settings, field_defaults
 from agentenv.trainer.engine import (
     CHECKPOINTS,
@@ -160,13 +168,30 @@ class GRPOConfig(TrainConfig, EnvSettings):
 # --- one episode as TRL's sequence ----------------------------------------------------------------------
 
 
-def episode_tokens(tokenizer, trajectory: Trajectory, max_length: int | None = None):
-    """``(prompt_ids, completion_ids, env_mask)`` of a finished episode, or ``None`` if it has no reply.
+class EpisodeTokens(NamedTuple):
+    """One episode as TRL's sequence; ``unsampled``: how many of its replies are not trained because their
+    tokens are not the ones sampled."""
+
+    prompt_ids: list[int]
+    completion_ids: list[int]
+    env_mask: list[int]
+    unsampled: int = 0
+
+
+def episode_tokens(
+    tokenizer, trajectory: Trajectory, max_length: int | None = None, sampled: Mapping[int, list[int]] | None = None
+) -> EpisodeTokens | None:
+    """The :class:`EpisodeTokens` of a finished episode, or ``None`` if it has no reply.
 
     The conversation is tokenised as behavioural cloning tokenises it; the prompt ends where the first reply
     begins (after its role header, where generation started), the completion ends with the last reply, and
     ``env_mask`` is 1 exactly on the tokens that carry BC's loss: each reply and its end-of-turn marker, but
     for the marker of a reply the agent cut at ``max_new_tokens`` (``meta["truncated_replies"]``).
+
+    ``sampled`` (reply number -> the token ids the policy sampled before its stop token, where known): a
+    reply whose text tokenises otherwise (its decoded text was stripped, cut at a stop string, or held a
+    token that is no whole character) is not trained, as the policy never chose those tokens.  The replies
+    after it are trained as they were sampled: the policy saw its earlier replies as the same re-encoded text.
     """
     from agentenv.data.tokenize import IGNORE_INDEX, encode_conversation
 
@@ -179,13 +204,23 @@ def episode_tokens(tokenizer, trajectory: Trajectory, max_length: int | None = N
     # A reply cut at max_new_tokens never ended its turn: the marker the template adds is not the model's
     # choice, and training it would teach (or, with a negative advantage, unteach) ending a reply there.
     cut = set(trajectory.meta.get("truncated_replies", ()))
-    reply = -1
+    completion = encoded.input_ids[first:end]
+    spans: list[list[int]] = []  # each reply's positions in the completion
     for j, trains in enumerate(env_mask):
         if trains and (j == 0 or not env_mask[j - 1]):
-            reply += 1
-        if trains and reply in cut and (j + 1 == len(env_mask) or not env_mask[j + 1]):
-            env_mask[j] = 0
-    return encoded.input_ids[:first], encoded.input_ids[first:end], env_mask
+            spans.append([])
+        if trains:
+            spans[-1].append(j)
+    unsampled = 0
+    for reply, span in enumerate(spans):
+        if reply in cut:
+            env_mask[span[-1]] = 0
+        ids = (sampled or {}).get(reply)
+        if ids is not None and [completion[j] for j in span[: len(ids)]] != list(ids):
+            unsampled += 1
+            for j in span:
+                env_mask[j] = 0
+    return EpisodeTokens(encoded.input_ids[:first], completion, env_mask, unsampled)
 
 
 def episode_reward(episode: Episode, info: dict[str, Any], reward: str) -> float | None:
@@ -228,6 +263,7 @@ class EpisodeRollouts:
 
     def __init__(self, cfg: GRPOConfig, sources: dict[str, EnvSource], tokenizer) -> None:
         self.cfg, self.sources, self.tokenizer = cfg, sources, tokenizer
+        self._said: set[str] = set()  # the notes given this run
 
     def __call__(self, prompts: list[str], trainer) -> dict[str, list]:
         from agentenv.controller.hf_agent import HFAgent
@@ -250,6 +286,7 @@ class EpisodeRollouts:
             seed=seed,
             batch_size=cfg.agent_batch_size or cfg.concurrency,
             max_length=cfg.max_length,
+            keep_sampled_ids=True,  # a reply is trained only where its text re-encodes to them
         )
         agent = VLLMAgent(trainer, local) if cfg.use_vllm else local
         try:
@@ -264,19 +301,49 @@ class EpisodeRollouts:
                 self.sources[env].session().close()
         by_position = {ep.sample: ep for ep in episodes}
         out: dict[str, list] = {k: [] for k in ("prompt_ids", "completion_ids", "env_mask", "env", "env_reward")}
+        unsampled = 0
         for position, task in enumerate(tasks):
             ep = by_position[position]
             reward = episode_reward(ep, self.sources[task.env].info(), cfg.reward)
-            tokens = episode_tokens(self.tokenizer, ep.trajectory, cfg.max_length)
+            tokens = episode_tokens(self.tokenizer, ep.trajectory, cfg.max_length, ep.sampled_ids)
             if tokens is None:  # no reply (reset failed, or the prompt overflowed): nothing to learn from
-                tokens = (local.prompt_ids(ep.messages()[:3]), [self.tokenizer.eos_token_id], [0])
+                tokens = EpisodeTokens(local.prompt_ids(ep.messages()[:3]), [self.tokenizer.eos_token_id], [0])
                 reward = None
-            for key, value in zip(("prompt_ids", "completion_ids", "env_mask"), tokens, strict=True):
-                out[key].append(value)
+            if reward is None:  # unscorable: no advantage, and no tokens in the loss's denominator either
+                tokens = tokens._replace(env_mask=[0] * len(tokens.env_mask))
+            unsampled += tokens.unsampled
+            out["prompt_ids"].append(tokens.prompt_ids)
+            out["completion_ids"].append(tokens.completion_ids)
+            out["env_mask"].append(tokens.env_mask)
             out["env"].append(task.env)
             out["env_reward"].append(reward)
+        self._say_what_trains_nothing(episodes, unsampled, trainer.state.global_step + 1,
+                                      speak=trainer.accelerator.is_main_process)
         out["logprobs"] = None  # sequences are re-tokenised: TRL recomputes log-probabilities itself
         return out
+
+    def _say_what_trains_nothing(self, episodes: list[Episode], unsampled: int, step: int, speak: bool) -> None:
+        """Refuse a step whose every episode filled the context before its first reply (the run would train on
+        nothing, step after step); say once a run what else trains nothing."""
+        overflowed = [ep for ep in episodes if ep.stop_reason == "context_overflow"]
+        if episodes and len(overflowed) == len(episodes) and not any(ep.sampled_ids for ep in episodes):
+            prompt = max(ep.meta.get("context_tokens", 0) for ep in episodes)
+            raise ValueError(f"every episode of step {step} filled --max-length {self.cfg.max_length} before its "
+                             f"first reply (prompts of up to {prompt} tokens, and --max-new-tokens "
+                             f"{self.cfg.max_new_tokens} for the reply): raise --max-length")
+        if not speak:  # a launcher's other processes: the first one speaks
+            return
+        notes = []
+        if overflowed and "overflow" not in self._said:
+            self._said.add("overflow")
+            notes.append(f"{len(overflowed)} of {len(episodes)} episodes of step {step} ended with the context full "
+                         f"(--max-length {self.cfg.max_length}): their later rounds are not played")
+        if unsampled and "unsampled" not in self._said:
+            self._said.add("unsampled")
+            notes.append(f"{unsampled} replies of step {step} are not trained: their text tokenises otherwise than "
+                         "the tokens sampled (stripped, cut at a stop string, or a part of a character)")
+        for note in notes:
+            print(f"[agentenv] {note} (said once a run)", file=sys.stderr)
 
 
 def env_reward_function(env: str):
@@ -301,6 +368,7 @@ def trl_config(cfg: GRPOConfig, checkpoints: Path, stop_ids: set[int] = frozense
     import trl
 
     cuda = torch.cuda.is_available() and not cfg.cpu
+    quiet_deepspeed_on_cpu(cuda)
     precision = cfg.mixed_precision
     if precision == "auto":
         precision = "bf16" if cuda and torch.cuda.is_bf16_supported() else "no"
@@ -364,16 +432,27 @@ def _checkpointing_argument(config_class) -> str:
 def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) -> Path:
     """Train with GRPO and save the model in ``cfg.output_dir``; returns that folder.  ``sources`` (env ->
     source) replaces the servers of ``cfg.envs`` / ``cfg.urls`` for those envs."""
+    out = Path(cfg.output_dir)
+    checkpoints = out / CHECKPOINTS
+    if already_trained(cfg):  # --no-resume trains again
+        return out
+    with contextlib.ExitStack() as held:
+        if os.environ.get("RANK", "0") == "0":  # (a launcher's first process holds the folder for all)
+            out.mkdir(parents=True, exist_ok=True)
+            busy = f"{out} is being trained into by another run: wait for it to end, or give another --output-dir"
+            held.enter_context(held_by_this_run(out, busy))
+            if already_trained(cfg):  # another run finished there while this one started
+                return out
+        return _train(cfg, out, checkpoints, sources)
+
+
+def _train(cfg: GRPOConfig, out: Path, checkpoints: Path, sources: dict[str, EnvSource] | None) -> Path:
     from datasets import Dataset
     from trl import GRPOTrainer
 
     from agentenv.controller.hf_agent import stop_token_ids
     from agentenv.trainer.engine import release
 
-    out = Path(cfg.output_dir)
-    checkpoints = out / CHECKPOINTS
-    if already_trained(cfg):  # --no-resume trains again
-        return out
     if cfg.resume:
         check_resumable(out, cfg)
     else:
@@ -385,9 +464,18 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
             for env, source in envs.items()
             for idx in task_indices(source, cfg.train_split, cfg.train_tasks, cfg.train_limit)
         ]
+        # a step plays batch_size x accumulation x processes episodes, num_generations of each task: with fewer
+        # tasks TRL's sampler makes no step, and the untrained model was saved as the run's
+        per_step = cfg.batch_size * cfg.gradient_accumulation_steps * int(os.environ.get("WORLD_SIZE", "1"))
+        if len(tasks) < per_step // cfg.num_generations:
+            raise ValueError(f"{len(tasks)} train tasks, and one step plays {per_step // cfg.num_generations} "
+                             f"(--batch-size x --gradient-accumulation-steps x processes / --num-generations "
+                             f"{cfg.num_generations}): give more tasks or a smaller --batch-size")
         tokenizer = load_tokenizer(cfg)
         # TRL calls rollout_func experimental at every start; it is this trainer's whole design
         warnings.filterwarnings("ignore", message="You are using 'rollout_func'", category=UserWarning)
+        # TRL's own call, each run (transformers renamed the attribute)
+        warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
         trainer = GRPOTrainer(
             model=cfg.model,
             reward_funcs=[env_reward_function(env) for env in envs],
@@ -419,17 +507,38 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
 
 
 def quiet_console(trainer) -> None:
-    """transformers' progress bar without the dict of metrics it prints at every logged step (about 30 keys
-    a line; train_log.jsonl and the curve hold them), and without the resume's note that the tied output
-    embedding was missing from the checkpoint (it is tied again on load, as in BC)."""
+    """The project's training bar (reward and loss of the last logged step; a line every tenth of the run in
+    a log) for transformers' own, which prints the dict of metrics at every logged step (about 30 keys a
+    line; train_log.jsonl and the curve hold them); and no note at a resume that the tied output embedding
+    was missing from the checkpoint (it is tied again on load, as in BC)."""
+    from transformers import TrainerCallback
     from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
-    class QuietProgress(ProgressCallback):
+    from agentenv.trainer.engine import TrainingProgress
+
+    class StepsBar(TrainerCallback):
+        bar: TrainingProgress | None = None
+        figures: dict[str, str] = {}
+
+        def on_train_begin(self, args, state, control, **kwargs):
+            self.bar = TrainingProgress(state.max_steps, state.global_step, enabled=state.is_world_process_zero)
+
+        def on_step_end(self, args, state, control, **kwargs):
+            if self.bar is not None and not control.should_log:  # a logged step moves the bar with its figures
+                self.bar.update(state.global_step, self.figures)
+
         def on_log(self, args, state, control, logs=None, **kwargs):
-            pass
+            if logs and "reward" in logs:
+                self.figures = {"reward": f"{logs['reward']:.3f}", "loss": f"{logs.get('loss', float('nan')):.4f}"}
+            if self.bar is not None:
+                self.bar.update(state.global_step, self.figures)
+
+        def on_train_end(self, args, state, control, **kwargs):
+            if self.bar is not None:
+                self.bar.close()
 
     if trainer.pop_callback(ProgressCallback) is not None:  # (a notebook's bar, or none, is left as it is)
-        trainer.add_callback(QuietProgress)
+        trainer.add_callback(StepsBar)
     trainer.remove_callback(PrinterCallback)
     logging.getLogger("transformers.trainer").addFilter(_not_the_tied_head_note)  # added once
 
@@ -465,9 +574,10 @@ def start_over(out: Path) -> None:
 
 
 def check_resumable(out: Path, cfg: GRPOConfig) -> None:
-    """A run with checkpoints resumes only with the settings it was started with (as the engine's)."""
+    """A run with checkpoints resumes only with the settings it was started with (as the engine's); one stopped
+    before its first complete checkpoint starts over with the settings given now."""
     saved = out / "train_config.json"
-    if not (out / CHECKPOINTS).is_dir() or not saved.exists():
+    if last_complete_checkpoint(out / CHECKPOINTS, delete_cut=False) is None or not saved.exists():
         return
     changed = changed_settings(json.loads(saved.read_text()), cfg.to_json(), field_defaults(type(cfg)))
     if changed:
@@ -507,12 +617,17 @@ def draw_curve(out: Path) -> Path | None:
 
     matplotlib.use("Agg")  # files only, never a display
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     steps = [line["step"] for line in lines]
     fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
-    ax.plot(steps, [line["reward"] for line in lines], label="all", color="black")
+    # markers: a step an env had no episode in (None) breaks its line, and a run of one step is one point
+    ax.plot(steps, [line["reward"] for line in lines], label="all", color="black", marker="o")
     for key in sorted({k for line in lines for k in line if k.startswith("rewards/") and k.endswith("/mean")}):
-        ax.plot(steps, [line.get(key) for line in lines], label=key.split("/")[1], alpha=0.7)
+        values = [line.get(key) for line in lines]
+        ax.plot(steps, [float("nan") if v is None else v for v in values], label=key.split("/")[1], alpha=0.7,
+                marker=".")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("optimiser step")
     ax.set_ylabel("mean episode reward")
     ax.set_title("GRPO: reward per step")

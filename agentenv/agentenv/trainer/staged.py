@@ -194,6 +194,8 @@ class StagedRun(ABC):
     def note_other_envs(self, trajectories: list[Trajectory], use: str) -> None:
         """Say how the data's trajectories of envs the run does not play are used (``use``): nothing else
         tells the user that a mixed data file was meant for more envs than ``--env`` names."""
+        if not self.cfg.envs:  # refused when the envs open, with what to do: no note before that
+            return
         others = Counter(t.env for t in trajectories if t.env not in self.cfg.envs)
         if others:
             listed = ", ".join(f"{env} {n}" for env, n in sorted(others.items()))
