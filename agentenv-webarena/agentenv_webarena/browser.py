@@ -45,6 +45,8 @@ CHROMIUM_ARGS = [
 VIEWPORT = {"width": 1280, "height": 720}
 #: the longest any one browser call may take before it is abandoned (a hung page never hangs a session)
 CALL_TIMEOUT_S = 180.0
+#: seconds the browser's thread may take to run its event loop (a loaded machine is slow to schedule it)
+START_TIMEOUT_S = 60.0
 #: how long an action waits for the navigation it started (Playwright's default; a loaded machine with many
 #: sessions starting at once needs it)
 NAVIGATION_TIMEOUT_MS = 30_000
@@ -143,8 +145,13 @@ class BrowserHost:
         from playwright.async_api import async_playwright
 
         self.loop = asyncio.new_event_loop()
+        running = threading.Event()
+        self.loop.call_soon(running.set)  # once the thread runs the loop: a call before then was refused
         self.thread = threading.Thread(target=self._serve, name="webarena-browser", daemon=True)
         self.thread.start()
+        if not running.wait(START_TIMEOUT_S):
+            self.stop()
+            raise RuntimeError(f"the browser's thread did not start within {START_TIMEOUT_S:.0f} s")
 
         async def launch() -> None:
             self.playwright = await async_playwright().start()

@@ -349,3 +349,20 @@ def test_long_text_is_typed_whole(session, runtime):
                                                              "input[name=pattern]').value"))
     assert value == text
     assert len(text) > browser_module.TYPED_KEY_BY_KEY
+
+
+def test_the_browser_starts_on_a_machine_slow_to_schedule_its_thread(runtime, monkeypatch):
+    """Under load the browser's thread had not run its loop yet when the launch was sent to it: "the browser
+    is not running", and the env's conformance check failed in CI."""
+    import time
+
+    from agentenv_webarena.browser import BrowserHost
+
+    serve = BrowserHost._serve
+    monkeypatch.setattr(BrowserHost, "_serve", lambda self: time.sleep(0.5) or serve(self))
+    host = BrowserHost(runtime.browser.executable)
+    try:
+        host.start()
+        assert host.browser is not None and host.browser.is_connected()
+    finally:
+        host.stop()

@@ -78,6 +78,9 @@ def parse_command_line(parser: argparse.ArgumentParser, argv: list[str] | None) 
     the option it is likely a misspelling of (``agentenv train bc: error: unrecognized arguments: --modle x;
     did you mean --model?``)."""
     args, extra = parser.parse_known_args(argv)
+    if "--debug" in extra and hasattr(args, "debug"):  # `agentenv eval ... --debug`, as an error's hint reads
+        extra.remove("--debug")
+        args.debug = True
     if extra:
         chosen = parser
         while True:  # down the subcommands that were chosen: `train`, then `bc`
@@ -96,7 +99,7 @@ class HelpWithDefaults(argparse.HelpFormatter):
     not a deprecated spelling of an option (it still works, with a note)."""
 
     def _format_action_invocation(self, action: argparse.Action) -> str:
-        old = getattr(action, "deprecated", None)
+        old = getattr(action, "old_flag", None)
         if isinstance(old, str) and old in action.option_strings and len(action.option_strings) > 1:
             action = copy.copy(action)
             action.option_strings = [o for o in action.option_strings if o != old]
@@ -113,17 +116,18 @@ class HelpWithDefaults(argparse.HelpFormatter):
 class ListOption(argparse.Action):
     """A list option whose values come space- or comma-separated, over one or several uses of the flag
     (``--env maze wordle``, ``--env maze,wordle``, ``--env maze --env wordle``): one flat list.  Given
-    ``deprecated`` (the old flag's name), using that name still works and prints a note."""
+    ``old_flag`` (a deprecated name of it), using that name still works and prints a note.  (Not argparse's
+    own ``deprecated``, a flag that Python 3.13 reads to warn of every use of the option.)"""
 
-    def __init__(self, *args, deprecated: str | None = None, **kwargs) -> None:
+    def __init__(self, *args, old_flag: str | None = None, **kwargs) -> None:
         kwargs.setdefault("nargs", "+")
         super().__init__(*args, **kwargs)
-        self.deprecated = deprecated
+        self.old_flag = old_flag
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        if self.deprecated and option_string == self.deprecated:
-            canonical = next(o for o in self.option_strings if o != self.deprecated)
-            print(f"note: {self.deprecated} is deprecated; use {canonical}", file=sys.stderr)
+        if self.old_flag and option_string == self.old_flag:
+            canonical = next(o for o in self.option_strings if o != self.old_flag)
+            print(f"note: {self.old_flag} is deprecated; use {canonical}", file=sys.stderr)
         current = getattr(namespace, self.dest, None)
         items = list(current) if isinstance(current, list) else []
         given = [part for value in values for part in str(value).split(",") if part]

@@ -51,6 +51,12 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def first_process() -> bool:
+    """Whether this is a launcher's (torchrun's, accelerate's) first process, or no launcher's: the one that
+    speaks and holds the run's folder."""
+    return os.environ.get("RANK", "0") == "0"
+
+
 def quiet_other_progress_bars() -> None:
     """Other libraries' bars (datasets' map and filter, transformers' weight loading and shard writing) only
     where a person watches: off in a log, where each is a run of carriage returns, and in every process of a
@@ -58,15 +64,17 @@ def quiet_other_progress_bars() -> None:
     value the user set wins."""
     import sys
 
-    if not sys.stderr.isatty() or os.environ.get("RANK", "0") != "0":
+    if not sys.stderr.isatty() or not first_process():
         for name in ("HF_HUB_DISABLE_PROGRESS_BARS", "HF_DATASETS_DISABLE_PROGRESS_BARS"):
             os.environ.setdefault(name, "1")
 
 
-def quiet_deepspeed_on_cpu(cuda: bool) -> None:
-    """Without a GPU, tell DeepSpeed its accelerator is the CPU, which it would find itself after warning on
-    stdout, at a run's first save, that it found no GPU.  A value the user set wins."""
-    if not cuda:
+def quiet_deepspeed_on_cpu() -> None:
+    """On a machine without a GPU, tell DeepSpeed its accelerator is the CPU, which it would find itself after
+    warning on stdout, at a run's first save, that it found no GPU.  A value the user set wins."""
+    import torch
+
+    if not torch.cuda.is_available():
         os.environ.setdefault("DS_ACCELERATOR", "cpu")
 
 

@@ -96,6 +96,10 @@ def test_a_reply_whose_text_tokenises_otherwise_than_sampled_is_not_trained(base
     assert kept == whole  # each reply's text is the tokens sampled: all trained
     other = tokenizer.encode(" move up", add_special_tokens=False)
     assert other != as_sampled
+    t.meta["truncated_replies"] = [0]  # cut at max_new_tokens: what follows the sampled tokens is not trained
+    cut = episode_tokens(tokenizer, t, sampled={0: as_sampled})
+    assert mask_runs(tokenizer, cut.completion_ids, cut.env_mask)[0] == (True, "move up")
+    del t.meta["truncated_replies"]
     dropped = episode_tokens(tokenizer, t, sampled={0: other})
     assert dropped.unsampled == 1
     assert mask_runs(tokenizer, dropped.completion_ids, dropped.env_mask) == [
@@ -390,7 +394,7 @@ def test_a_run_stopped_before_its_first_checkpoint_starts_over_with_the_settings
 
 
 def test_a_run_refuses_a_folder_another_run_trains_into_and_too_few_tasks_for_a_step(base_model, tmp_path):
-    """Two runs into one folder both trained (their log lines interleaved); 18 tasks where a step plays 2 made
+    """Two runs into one folder both trained (their log lines interleaved); fewer tasks than a step plays made
     no step, and the untrained model was saved as the run's."""
     from agentenv.processes import held_by_this_run
 

@@ -48,12 +48,21 @@ def test_an_unknown_option_is_refused_by_its_command_with_a_guess(capsys):
                                        "--model? (see agentenv train bc --help)\n")
 
 
-@pytest.mark.parametrize("command", [["eval"], ["train", "evol"]])
+@pytest.mark.parametrize("command", [["eval"], ["train", "evol"], ["best-of-n"]])
 def test_help_shows_the_flag_not_its_deprecated_spelling(command, capsys):
     with pytest.raises(SystemExit):
         main([*command, "--help"])
     printed = capsys.readouterr().out
     assert "--env ENV [ENV ...]" in printed and "--envs" not in printed and "--urls" not in printed
+
+
+def test_debug_may_follow_the_command_as_the_errors_hint_reads():
+    """`agentenv eval ... --debug` was refused as an unknown argument of eval."""
+    from agentenv.cli import build_parser, parse_command_line
+
+    assert parse_command_line(build_parser(), ["list", "--debug"]).debug is True
+    assert parse_command_line(build_parser(), ["--debug", "list"]).debug is True
+    assert parse_command_line(build_parser(), ["list"]).debug is False
 
 
 def test_an_interrupted_training_run_says_how_to_resume(tmp_path, monkeypatch, capsys):
@@ -217,7 +226,6 @@ def test_best_of_n_prints_one_table_not_markdown(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "|---" not in printed and "not done: ended by" not in printed
     assert "best of 2 samples per task" in printed and "best-of-2 success" in printed
-    assert f"summary: {tmp_path / 'bon.best_of_n.md'} (and .json)" in printed
 
 
 def test_envs_keep_what_they_build_once_under_the_users_cache_folder(monkeypatch, tmp_path):

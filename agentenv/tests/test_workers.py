@@ -218,10 +218,13 @@ def test_an_idle_session_on_another_worker_is_evicted_when_every_worker_is_full(
         created = [http.post(f"{url}/create", json={"data_idx": 1}).json()["id"] for _ in range(2)]
         sids = {sid % 2: sid for sid in created}
         assert sorted(sids) == [0, 1]
-        time.sleep(1.0)
-        assert http.get(f"{url}/observation", params={"id": sids[0]}).status_code == 200  # worker 0's: in use
+        time.sleep(1.0)  # both idle past evict_idle_s; worker 0's is then in use (a step in flight: never evicted)
+        napping = threading.Thread(target=lambda: http.post(f"{url}/step", json={"id": sids[0], "action": "nap"}))
+        napping.start()
+        time.sleep(0.5)
         with httpx.Client(transport=httpx.HTTPTransport(uds=_worker_socket(url, 0)), timeout=60) as worker0:
             answer = worker0.post("http://127.0.0.1/create", json={"data_idx": 1})
+        napping.join()
         assert answer.status_code == 200 and answer.json()["id"] % 2 == 1
         assert http.get(f"{url}/observation", params={"id": sids[1]}).status_code == 404  # the idle one went
         assert http.get(f"{url}/observation", params={"id": sids[0]}).status_code == 200

@@ -62,9 +62,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_task_options(p: argparse.ArgumentParser, default_split: str, out_required: bool = True) -> None:
-    p.add_argument("--env", "--envs", action=ListOption, deprecated="--envs", required=True, metavar="ENV",
+    p.add_argument("--env", "--envs", action=ListOption, old_flag="--envs", required=True, metavar="ENV",
                    help="environments: names, space- or comma-separated; all: every installed env")
-    p.add_argument("--url", "--urls", action=ListOption, deprecated="--urls", default=[], metavar="URL",
+    p.add_argument("--url", "--urls", action=ListOption, old_flag="--urls", default=[], metavar="URL",
                    help="server base URLs for every env, or NAME=URL for one (default: each env's own port)")
     p.add_argument("--local", action="store_true", help="run the envs in this process (no servers)")
     p.add_argument("--split", help=f"a split from the env's /info (default: {default_split})")

@@ -169,7 +169,8 @@ class WorkerRouter:
             if answer.status != 429:
                 await answer.send_to(send)
                 return
-        for worker in [(self.index + k) % count for k in range(1, count)]:  # an idle session there, then
+        evicting = pool.evict_idle_s is not None
+        for worker in [(self.index + k) % count for k in range(1, count) if evicting]:  # an idle session there
             answer = await self._request(worker, scope, body, evict=True)
             if answer.status != 429:
                 await answer.send_to(send)

@@ -221,5 +221,4 @@ def run_best_of_n(
     write_text_atomic(out.with_name(out.stem + ".best_of_n.md"), markdown(rows, cfg.n))
     if progress:
         print_table(rows, cfg.n)
-        print(f"summary: {out.with_name(out.stem + '.best_of_n.md')} (and .json)")
     return summary

@@ -12,7 +12,6 @@ import argparse
 import dataclasses
 import functools
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 from agentenv.cli import HelpWithDefaults
 from agentenv.controller.commands import one_line_errors, resume_advice, start_servers_hint
+from agentenv.processes import first_process
 from agentenv.trainer.config_args import add_dataclass_args, dataclass_from_args
 from agentenv.trainer.runs import print_summary
 
@@ -46,7 +46,7 @@ def _trainer_command(run: Callable[[argparse.Namespace], int]) -> Callable[[argp
         try:
             return run(args)
         except KeyboardInterrupt:
-            if _first_process():
+            if first_process():
                 where = getattr(args, "output_dir", None) or getattr(args, "out", None)  # (or in --config's file)
                 kept = f" from what {where} keeps" if where else ""
                 print(f"\ninterrupted: rerun the same command to resume{kept}", file=sys.stderr)
@@ -55,16 +55,11 @@ def _trainer_command(run: Callable[[argparse.Namespace], int]) -> Callable[[argp
     return wrapped
 
 
-def _first_process() -> bool:
-    """Whether this is a launcher's first process (or no launcher's): the one that speaks."""
-    return os.environ.get("RANK", "0") == "0"
-
-
 def _say_trained(out: Path, curve: str) -> None:
     """The closing line of a training run: where its model and curve are, and its last logged figures."""
     from agentenv.trainer.engine import read_log
 
-    if not _first_process():
+    if not first_process():
         return
     log = read_log(out)
     last = log[-1] if log else {}
@@ -200,7 +195,8 @@ def add_commands(sub: Any) -> None:
     from agentenv.trainer.best_of_n import BestOfNConfig
 
     bon = sub.add_parser(
-        "best-of-n", help="Best-of-N evaluation: N samples per task, a task succeeds if any does", usage="%(prog)s [options]"
+        "best-of-n", help="Best-of-N evaluation: N samples per task, a task succeeds if any does", usage="%(prog)s [options]",
+        formatter_class=HelpWithDefaults,
     )
     add_dataclass_args(bon, BestOfNConfig)
     bon.set_defaults(func=_trainer_command(_best_of_n))

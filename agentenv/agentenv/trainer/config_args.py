@@ -174,7 +174,7 @@ def _add_field(parser: Any, cls: type, f: dataclasses.Field, kind: Any, defaults
         help_text += " (required)"
     common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text.strip()}
     if renamed:  # the canonical name first; the field's own name still works, with a deprecation note
-        parser.add_argument("--" + renamed, flag, action=ListOption, deprecated=flag, metavar=renamed.upper(), **common)
+        parser.add_argument("--" + renamed, flag, action=ListOption, old_flag=flag, metavar=renamed.upper(), **common)
     elif kind is bool:
         parser.add_argument(flag, action=argparse.BooleanOptionalAction, **common)
     elif origin in (list, tuple):

@@ -286,7 +286,7 @@ def make_accelerator(cfg: TrainConfig):
     from accelerate import Accelerator, PartialState
 
     cuda = _cuda_available(cfg)
-    quiet_deepspeed_on_cpu(cuda)
+    quiet_deepspeed_on_cpu()
     precision = cfg.mixed_precision
     if precision == "auto":
         precision = "bf16" if cuda and torch.cuda.is_bf16_supported() else "no"

@@ -67,7 +67,7 @@ from agentenv.controller.agents import Agent
 from agentenv.controller.episode import Episode
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, write_json, write_text_atomic
-from agentenv.processes import held_by_this_run, quiet_deepspeed_on_cpu
+from agentenv.processes import first_process, held_by_this_run, quiet_deepspeed_on_cpu
 from agentenv.trainer.config_args import changed_settings, field_defaults
 from agentenv.trainer.engine import (
     CHECKPOINTS,
@@ -213,9 +213,10 @@ def episode_tokens(
             spans[-1].append(j)
     unsampled = 0
     for reply, span in enumerate(spans):
-        if reply in cut:
-            env_mask[span[-1]] = 0
         ids = (sampled or {}).get(reply)
+        if reply in cut:  # the marker after it, of one token or several (Llama-2's " </s>")
+            for j in span[len(ids):] if ids is not None else span[-1:]:
+                env_mask[j] = 0
         if ids is not None and [completion[j] for j in span[: len(ids)]] != list(ids):
             unsampled += 1
             for j in span:
@@ -301,7 +302,7 @@ class EpisodeRollouts:
                 self.sources[env].session().close()
         by_position = {ep.sample: ep for ep in episodes}
         out: dict[str, list] = {k: [] for k in ("prompt_ids", "completion_ids", "env_mask", "env", "env_reward")}
-        unsampled = 0
+        unsampled, replies = 0, sum(len(ep.sampled_ids) for ep in episodes)
         for position, task in enumerate(tasks):
             ep = by_position[position]
             reward = episode_reward(ep, self.sources[task.env].info(), cfg.reward)
@@ -317,12 +318,13 @@ class EpisodeRollouts:
             out["env_mask"].append(tokens.env_mask)
             out["env"].append(task.env)
             out["env_reward"].append(reward)
-        self._say_what_trains_nothing(episodes, unsampled, trainer.state.global_step + 1,
+        self._say_what_trains_nothing(episodes, (unsampled, replies), trainer.state.global_step + 1,
                                       speak=trainer.accelerator.is_main_process)
         out["logprobs"] = None  # sequences are re-tokenised: TRL recomputes log-probabilities itself
         return out
 
-    def _say_what_trains_nothing(self, episodes: list[Episode], unsampled: int, step: int, speak: bool) -> None:
+    def _say_what_trains_nothing(self, episodes: list[Episode], unsampled: tuple[int, int], step: int,
+                                 speak: bool) -> None:
         """Refuse a step whose every episode filled the context before its first reply (the run would train on
         nothing, step after step); say once a run what else trains nothing."""
         overflowed = [ep for ep in episodes if ep.stop_reason == "context_overflow"]
@@ -338,10 +340,11 @@ class EpisodeRollouts:
             self._said.add("overflow")
             notes.append(f"{len(overflowed)} of {len(episodes)} episodes of step {step} ended with the context full "
                          f"(--max-length {self.cfg.max_length}): their later rounds are not played")
-        if unsampled and "unsampled" not in self._said:
+        if unsampled[0] and "unsampled" not in self._said:
             self._said.add("unsampled")
-            notes.append(f"{unsampled} replies of step {step} are not trained: their text tokenises otherwise than "
-                         "the tokens sampled (stripped, cut at a stop string, or a part of a character)")
+            notes.append(f"{unsampled[0]} of {unsampled[1]} replies of step {step} are not trained: their text "
+                         "tokenises otherwise than the tokens sampled (stripped, cut at a stop string, or a part of a "
+                         "character)")
         for note in notes:
             print(f"[agentenv] {note} (said once a run)", file=sys.stderr)
 
@@ -368,7 +371,7 @@ def trl_config(cfg: GRPOConfig, checkpoints: Path, stop_ids: set[int] = frozense
     import trl
 
     cuda = torch.cuda.is_available() and not cfg.cpu
-    quiet_deepspeed_on_cpu(cuda)
+    quiet_deepspeed_on_cpu()
     precision = cfg.mixed_precision
     if precision == "auto":
         precision = "bf16" if cuda and torch.cuda.is_bf16_supported() else "no"
@@ -437,7 +440,7 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
     if already_trained(cfg):  # --no-resume trains again
         return out
     with contextlib.ExitStack() as held:
-        if os.environ.get("RANK", "0") == "0":  # (a launcher's first process holds the folder for all)
+        if first_process():  # (a launcher's first process holds the folder for all)
             out.mkdir(parents=True, exist_ok=True)
             busy = f"{out} is being trained into by another run: wait for it to end, or give another --output-dir"
             held.enter_context(held_by_this_run(out, busy))
@@ -455,7 +458,7 @@ def _train(cfg: GRPOConfig, out: Path, checkpoints: Path, sources: dict[str, Env
 
     if cfg.resume:
         check_resumable(out, cfg)
-    else:
+    elif first_process():  # the one holding the folder: another process would delete a busy run's files
         start_over(out)
     envs = open_sources(cfg, sources)
     try:
@@ -485,14 +488,18 @@ def _train(cfg: GRPOConfig, out: Path, checkpoints: Path, sources: dict[str, Env
             rollout_func=EpisodeRollouts(cfg, envs, tokenizer),
             callbacks=[train_log(out)],
         )
-        quiet_console(trainer)
+        bar = quiet_console(trainer)
         if trainer.accelerator.is_main_process:
             out.mkdir(parents=True, exist_ok=True)
             write_json(out / "train_config.json", cfg.to_json())
         last = last_complete_checkpoint(checkpoints, delete_cut=trainer.accelerator.is_main_process)
         if last is not None and trainer.accelerator.is_main_process:
             print(f"resumed from {last}", flush=True)
-        trainer.train(resume_from_checkpoint=last)
+        try:
+            trainer.train(resume_from_checkpoint=last)
+        finally:  # transformers ends no callback on a Ctrl-C: the bar is closed here, above its message
+            if bar is not None:
+                bar.close()
         trainer.save_model(str(out))  # the model and its tokenizer (chat template included), HF format
         if trainer.accelerator.is_main_process:
             draw_curve(out)
@@ -506,9 +513,9 @@ def _train(cfg: GRPOConfig, out: Path, checkpoints: Path, sources: dict[str, Env
     return out
 
 
-def quiet_console(trainer) -> None:
+def quiet_console(trainer):
     """The project's training bar (reward and loss of the last logged step; a line every tenth of the run in
-    a log) for transformers' own, which prints the dict of metrics at every logged step (about 30 keys a
+    a log; returned, to be closed) for transformers' own, which prints the dict of metrics at every logged step (about 30 keys a
     line; train_log.jsonl and the curve hold them); and no note at a resume that the tied output embedding
     was missing from the checkpoint (it is tied again on load, as in BC)."""
     from transformers import TrainerCallback
@@ -517,8 +524,9 @@ def quiet_console(trainer) -> None:
     from agentenv.trainer.engine import TrainingProgress
 
     class StepsBar(TrainerCallback):
-        bar: TrainingProgress | None = None
-        figures: dict[str, str] = {}
+        def __init__(self) -> None:
+            self.bar: TrainingProgress | None = None
+            self.figures: dict[str, str] = {}
 
         def on_train_begin(self, args, state, control, **kwargs):
             self.bar = TrainingProgress(state.max_steps, state.global_step, enabled=state.is_world_process_zero)
@@ -534,13 +542,19 @@ def quiet_console(trainer) -> None:
                 self.bar.update(state.global_step, self.figures)
 
         def on_train_end(self, args, state, control, **kwargs):
+            self.close()
+
+        def close(self) -> None:
             if self.bar is not None:
                 self.bar.close()
 
+    steps_bar = None
     if trainer.pop_callback(ProgressCallback) is not None:  # (a notebook's bar, or none, is left as it is)
-        trainer.add_callback(StepsBar)
+        steps_bar = StepsBar()
+        trainer.add_callback(steps_bar)
     trainer.remove_callback(PrinterCallback)
     logging.getLogger("transformers.trainer").addFilter(_not_the_tied_head_note)  # added once
+    return steps_bar
 
 
 def _not_the_tied_head_note(record: logging.LogRecord) -> bool:
