@@ -43,6 +43,7 @@ from agentenv.controller.evaluator import EvalTask
 from agentenv.data.trajectory import read_trajectories, write_json, write_trajectories
 from agentenv.data.walks import KINDS, random_walks, walk_tasks
 from agentenv.models import random_llama, train_tokenizer
+from agentenv.processes import quiet_other_progress_bars
 from agentenv.protocol import TOKEN_ENV_VAR
 from agentenv.registry import env_class
 from agentenv.server.launcher import ServerProcesses
@@ -311,6 +312,7 @@ def reader_model(base: Path, out: Path, plan: Plan, seed: int, walks: tuple[int,
 
 
 def main() -> None:
+    quiet_other_progress_bars()  # in a log (make demo > file), transformers' weight-loading bars are noise
     args = parse_args()
     plan = PLANS[args.env](args)  # settings no plan can use stop here, before --out is written
     args.out.mkdir(parents=True, exist_ok=True)
