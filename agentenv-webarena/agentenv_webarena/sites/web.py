@@ -16,6 +16,8 @@ from urllib.parse import parse_qs, quote
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 
+from agentenv.server.auth import is_loopback
+
 from .control import CONTROL_HEADER, CONTROL_PREFIX, NAMESPACE_HEADER
 from .store import PUBLIC, Store
 
@@ -148,13 +150,13 @@ class Site:
 
 async def only_the_envs_writes(request: Request, call_next):
     """Any local process reaches the sites' ports, and a web page could through a name that resolves to
-    127.0.0.1: requests for another host are refused, and so are writes naming no session's namespace (the
+    127.0.0.1: requests naming a host that is no loopback are refused, and so are writes naming no session's namespace (the
     public namespace, for someone browsing, reads only: its writes piled up without bound), but for signing in
     (a saved login, as WebArena's auto-login makes one; the logins kept are bounded).  A session's namespace
     exists only once the control route, behind its token, made it."""
-    host = (request.url.hostname or "").lower()
-    if host not in ("127.0.0.1", "localhost"):
-        return PlainTextResponse(f"the bundled sites answer 127.0.0.1 only, not {host[:60]!r}", status_code=403)
+    host = request.url.hostname or ""
+    if not is_loopback(host):  # as the env servers' LoopbackOnly tells them
+        return PlainTextResponse(f"the bundled sites answer a loopback host only, not {host[:60]!r}", status_code=403)
     signing_in = request.url.path.endswith("/login")
     if request.method not in ("GET", "HEAD") and not signing_in and not request.headers.get(NAMESPACE_HEADER):
         return PlainTextResponse("the bundled sites take writes from the env's sessions only", status_code=403)

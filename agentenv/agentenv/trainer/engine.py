@@ -29,7 +29,7 @@ import shutil
 import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -404,6 +404,19 @@ def _to_device(batch: dict[str, Any], device) -> dict[str, Any]:
     return {k: v.to(device) if hasattr(v, "to") else v for k, v in batch.items()}
 
 
+@contextlib.contextmanager
+def holding_output_dir(out: Path, holder: bool) -> Iterator[None]:
+    """While the block runs, ``holder`` (a launcher's main process; the others pass False) holds the run's
+    output folder, made if missing: a second run into it is refused (two at once resumed each other's
+    checkpoints and wrote every log line twice)."""
+    with contextlib.ExitStack() as held:
+        if holder:
+            out.mkdir(parents=True, exist_ok=True)
+            busy = f"{out} is being trained into by another run: wait for it to end, or give another --output-dir"
+            held.enter_context(held_by_this_run(out, busy))
+        yield
+
+
 def fit(
     cfg: TrainConfig,
     accelerator,
@@ -422,11 +435,7 @@ def fit(
     each other's checkpoints and wrote every log line twice).
     """
     out = Path(cfg.output_dir)
-    with contextlib.ExitStack() as held:
-        if accelerator.is_main_process:
-            out.mkdir(parents=True, exist_ok=True)
-            busy = f"{out} is being trained into by another run: wait for it to end, or give another --output-dir"
-            held.enter_context(held_by_this_run(out, busy))
+    with holding_output_dir(out, accelerator.is_main_process):
         accelerator.wait_for_everyone()  # the others start once the main process holds the folder
         if already_trained(cfg):  # another run finished there while this one loaded: it trained this run
             return []

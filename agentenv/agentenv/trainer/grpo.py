@@ -50,7 +50,6 @@ same settings; a finished one is not repeated.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import math
@@ -67,7 +66,7 @@ from agentenv.controller.agents import Agent
 from agentenv.controller.episode import Episode
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, write_json, write_text_atomic
-from agentenv.processes import first_process, held_by_this_run, quiet_deepspeed_on_cpu
+from agentenv.processes import first_process, quiet_deepspeed_on_cpu
 from agentenv.trainer.config_args import changed_settings, field_defaults
 from agentenv.trainer.engine import (
     CHECKPOINTS,
@@ -75,6 +74,7 @@ from agentenv.trainer.engine import (
     LOG_FILE,
     TrainConfig,
     already_trained,
+    holding_output_dir,
     load_tokenizer,
     read_log,
 )
@@ -436,26 +436,22 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
     """Train with GRPO and save the model in ``cfg.output_dir``; returns that folder.  ``sources`` (env ->
     source) replaces the servers of ``cfg.envs`` / ``cfg.urls`` for those envs."""
     out = Path(cfg.output_dir)
-    checkpoints = out / CHECKPOINTS
     if already_trained(cfg):  # --no-resume trains again
         return out
-    with contextlib.ExitStack() as held:
-        if first_process():  # (a launcher's first process holds the folder for all)
-            out.mkdir(parents=True, exist_ok=True)
-            busy = f"{out} is being trained into by another run: wait for it to end, or give another --output-dir"
-            held.enter_context(held_by_this_run(out, busy))
-            if already_trained(cfg):  # another run finished there while this one started
-                return out
-        return _train(cfg, out, checkpoints, sources)
+    with holding_output_dir(out, first_process()):  # (a launcher's first process holds it for all)
+        if first_process() and already_trained(cfg):  # another run finished there while this one started
+            return out
+        return _train(cfg, out, sources)
 
 
-def _train(cfg: GRPOConfig, out: Path, checkpoints: Path, sources: dict[str, EnvSource] | None) -> Path:
+def _train(cfg: GRPOConfig, out: Path, sources: dict[str, EnvSource] | None) -> Path:
     from datasets import Dataset
     from trl import GRPOTrainer
 
     from agentenv.controller.hf_agent import stop_token_ids
     from agentenv.trainer.engine import release
 
+    checkpoints = out / CHECKPOINTS
     if cfg.resume:
         check_resumable(out, cfg)
     elif first_process():  # the one holding the folder: another process would delete a busy run's files
