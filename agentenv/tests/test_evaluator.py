@@ -490,6 +490,20 @@ def test_cli_local_runs_envs_in_process(tmp_path, monkeypatch):
     assert commands.parse_indices("3:90:40, 4:90:40,7") == [3, 43, 83, 4, 44, 84, 7]
 
 
+def test_max_rounds_0_is_the_envs_own_as_in_the_trainers(tmp_path, monkeypatch):
+    """A trainer's --max-rounds 0 means each env's own limit; eval, collect and bench refused 0."""
+    import agentenv.registry as registry
+
+    monkeypatch.setattr(registry, "env_class", lambda env: {"guess": GuessEnv}[env])
+    out = tmp_path / "zero.jsonl"
+    argv = ["eval", "--agent", "expert", "--env", "guess", "--local", "--limit", "3", "--out", str(out), "--no-progress"]
+    assert cli(*argv, "--max-rounds", "0") == 0
+    assert json.loads((tmp_path / "zero.meta.json").read_text())["max_rounds"] == {"guess": GuessEnv.max_rounds}
+    assert cli(*argv) == 0 and len(lines(out)) == 3  # the same settings: resumed, nothing left to do
+    assert cli("collect", "--env", "guess", "--local", "--limit", "2", "--max-rounds", "0",
+               "--out", str(tmp_path / "c.jsonl"), "--no-progress") == 0
+
+
 def test_a_task_the_env_does_not_serve_is_refused_before_anything_plays(tmp_path):
     """evaluate() from Python played index 5000 (an env error every run, the report empty); the CLI refused
     it. A numpy index is an index (the JSON encoder refused it over HTTP, an env error too)."""

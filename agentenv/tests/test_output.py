@@ -101,6 +101,23 @@ def test_a_training_run_ends_saying_where_its_model_and_curve_are(tmp_path, monk
     assert capsys.readouterr().out == f"model: {out}; curve: {out / 'loss_curve.png'} (step 3: loss 1.235)\n"
 
 
+def test_dpos_curve_shows_how_often_the_chosen_side_wins(tmp_path):
+    """DPO's curve drew its loss and learning rate only; its log's reward accuracy and margin, the figures
+    that say whether the preference is learnt, were in no picture."""
+    import struct
+
+    from agentenv.trainer.engine import plot_loss
+
+    def height(png):
+        return struct.unpack(">I", png.read_bytes()[20:24])[0]  # IHDR: width, then height
+
+    (tmp_path / "bc").mkdir(), (tmp_path / "dpo").mkdir()
+    bc = [{"step": s, "loss": 2.0 / s, "lr": 1e-5} for s in range(1, 6)]
+    dpo = [{**line, "reward_accuracy": s / 5, "reward_margin": 0.1 * s} for s, line in enumerate(bc, 1)]
+    assert height(plot_loss(bc, tmp_path / "bc" / "loss_curve.png")) == 350
+    assert height(plot_loss(dpo, tmp_path / "dpo" / "loss_curve.png")) == 550  # a second panel below the loss
+
+
 def test_other_libraries_bars_are_off_in_a_log_and_in_a_launchers_other_processes(monkeypatch):
     from agentenv.processes import quiet_other_progress_bars
 

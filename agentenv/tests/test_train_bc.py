@@ -293,6 +293,29 @@ def test_a_config_file_mistake_names_the_file_and_setting(tmp_path, config, mess
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("command", "missing"),
+    [("bc", "--data"), ("dpo", "--pairs"), ("grpo", "--env"), ("eto", "--env, --expert-data"),
+     ("evol", "--data, --env"), ("rft", "--data, --env")],
+)
+def test_a_setting_no_run_can_do_without_is_marked_and_asked_for(tmp_path, capsys, command, missing):
+    """``--data`` and ``--env`` have empty defaults in Python, but a run without them failed only after the
+    run had begun (BC's after its accelerator started), and help did not say they were needed."""
+    from agentenv.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["train", command, "--help"])
+    assert exited.value.code == 0
+    shown = capsys.readouterr().out
+    for flag in missing.split(", "):
+        its_help = shown.split(f"\n  {flag} ", 1)[1].split("\n  -", 1)[0]
+        assert "(required)" in " ".join(its_help.split()), its_help
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit, match=f"^error: missing settings: {missing}$"):
+        main(["train", command, "--model", "m", "--output-dir", str(out)])
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("command", ["bc", "evol", "rft", "grpo"])
 @pytest.mark.parametrize(("model", "problem"), [("runs/typo/model", "does not exist"),
                                                 ("/", r"is not a Hugging Face model folder \(no config.json\)")])

@@ -263,6 +263,26 @@ def test_a_body_too_deep_or_too_long_for_pythons_json_is_a_422_from_the_workers_
             assert answer.status_code == 422 and "malformed request" in answer.json()["error"], answer.text[:200]
 
 
+def test_a_killed_supervisors_workers_stop_and_leave_no_private_folder(tmp_path, monkeypatch):
+    """SIGKILL gives the supervisor no chance to remove its folder of unix sockets: every such kill left one
+    in /tmp. Its workers, which stop when it is gone, now remove it."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the spawned supervisor's tempfile reads it
+    port = free_port()
+    supervisor = multiprocessing.get_context("spawn").Process(
+        target=serve_workers, args=([TallyEnv],), kwargs={"host": "127.0.0.1", "port": port, "workers": 2}
+    )
+    supervisor.start()
+    try:
+        _wait_healthy(f"http://127.0.0.1:{port}", supervisor.pid)
+        workers = psutil.Process(supervisor.pid).children()
+        assert [p.name for p in tmp_path.iterdir()][0].startswith("agentenv-workers-")
+    finally:
+        os.kill(supervisor.pid, signal.SIGKILL)
+        supervisor.join(10)
+    _, alive = psutil.wait_procs(workers, timeout=20)
+    assert not alive and not list(tmp_path.iterdir())
+
+
 def test_agentenv_up_with_workers_serves_maze_and_wordle_on_one_port_and_stops_them_all():
     port = free_port()
     servers = ServerProcesses(["lmrlgym"], ports={"lmrlgym": port}, extra_args=["--workers", "2"])

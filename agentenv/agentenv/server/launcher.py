@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
@@ -28,14 +28,19 @@ from .auth import is_loopback, resolve_token
 PARENT_PID_VAR = "AGENTENV_PARENT_PID"
 
 
-def stop_when_orphaned(parent_pid: int, interval_s: float = 0.5) -> None:
+def stop_when_orphaned(
+    parent_pid: int, interval_s: float = 0.5, on_orphaned: Callable[[], None] | None = None
+) -> None:
     """SIGTERM this process (uvicorn's graceful shutdown: sessions closed) once ``parent_pid`` is no longer
-    its parent.  A launcher killed without the chance to stop its servers (SIGKILL, an unhandled SIGTERM)
-    then leaves none behind."""
+    its parent, after calling ``on_orphaned`` (what the parent would have cleaned up: uvicorn ends on the
+    re-raised signal, so no ``finally`` after it runs).  A launcher killed without the chance to stop its
+    servers (SIGKILL, an unhandled SIGTERM) then leaves none behind."""
 
     def watch() -> None:
         while os.getppid() == parent_pid:
             time.sleep(interval_s)
+        if on_orphaned is not None:
+            on_orphaned()
         os.kill(os.getpid(), signal.SIGTERM)
 
     threading.Thread(target=watch, name="stop-when-orphaned", daemon=True).start()

@@ -18,13 +18,14 @@ An environment's step holds the GIL, so one server process uses one core.  With 
   and ``max_sessions`` over the workers.  TTL reaping and call deadlines are each worker's own, over the
   sessions it owns.
 - The supervisor stops every worker on SIGTERM or Ctrl-C, and all of them when one exits; a worker stops
-  when its supervisor is gone.
+  when its supervisor is gone (and the last one removes the private directory the supervisor cannot).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import logging
@@ -306,11 +307,20 @@ def _run_worker(spec: _WorkerSpec, tcp: socket.socket, unix: socket.socket) -> N
     from .app import create_app
     from .launcher import stop_when_orphaned
 
-    stop_when_orphaned(spec.supervisor_pid)
+    stop_when_orphaned(spec.supervisor_pid, on_orphaned=functools.partial(_remove_socket, spec.peers[spec.index]))
     app = create_app(spec.envs, server_pid=spec.supervisor_pid, **spec.settings)
     router = WorkerRouter(app, spec.index, spec.peers, spec.settings.get("max_body_bytes", 1_000_000))
     config = uvicorn.Config(router, log_level=spec.log_level, access_log=False, lifespan="on")
     uvicorn.Server(config).run(sockets=[tcp, unix])
+
+
+def _remove_socket(path: str) -> None:
+    """Remove a worker's unix socket, and its folder once empty: a killed supervisor cannot (the last
+    worker to stop removes the folder)."""
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+    with contextlib.suppress(OSError):
+        os.rmdir(os.path.dirname(path))
 
 
 def _listen_tcp(host: str, port: int) -> socket.socket:

@@ -38,6 +38,7 @@ class BCConfig(TrainConfig):
     sections: ClassVar[dict[str, tuple[str, ...]]] = {
         "data": ("data", "successes_only", "packing", "num_proc"),
     }
+    required: ClassVar[tuple[str, ...]] = ("data",)
 
     #: AgentTraj .json / .jsonl files or folders of them
     data: list[str] = field(default_factory=list)

@@ -152,6 +152,12 @@ def add_dataclass_args(parser: argparse.ArgumentParser, cls: type) -> None:
             _add_field(group, cls, by_name[name], hints[name], defaults)
 
 
+def required_settings(cls: type) -> frozenset[str]:
+    """Fields a run cannot do without although the Python API gives them an empty default (``data``,
+    ``envs``): the config classes name them in ``required``, and the command line marks and asks for them."""
+    return frozenset(name for klass in cls.__mro__ for name in klass.__dict__.get("required", ()))
+
+
 def _flag_names(cls: type) -> dict[str, str]:
     """Field -> flag name where a config class renames one (``envs`` is ``--env``, as ``eval`` spells it)."""
     names: dict[str, str] = {}
@@ -170,7 +176,7 @@ def _add_field(parser: Any, cls: type, f: dataclasses.Field, kind: Any, defaults
     help_text = _field_doc(cls, f.name).replace("``", "`")  # the comments' reST literals, as a terminal shows code
     if default not in (None, "", []) or kind is bool:
         help_text += f" (default: {default})"
-    if f.name not in defaults:
+    if f.name not in defaults or f.name in required_settings(cls):
         help_text += " (required)"
     common = {"dest": f.name, "default": argparse.SUPPRESS, "help": help_text.strip()}
     if renamed:  # the canonical name first; the field's own name still works, with a deprecation note
@@ -206,9 +212,14 @@ def dataclass_from_args(cls: type[T], args: argparse.Namespace) -> T:
     names = {f.name for f in dataclasses.fields(cls)}
     values.update({k: v for k, v in vars(args).items() if k in names})
     defaults = field_defaults(cls)
-    missing = [f.name for f in dataclasses.fields(cls) if f.name not in values and f.name not in defaults]
+    required = required_settings(cls)
+    missing = [
+        f.name for f in dataclasses.fields(cls)
+        if (f.name not in values and f.name not in defaults) or (f.name in required and not values.get(f.name))
+    ]
     if missing:
-        raise SystemExit("error: missing settings: " + ", ".join("--" + m.replace("_", "-") for m in missing))
+        flags = {**{m: m.replace("_", "-") for m in missing}, **_flag_names(cls)}
+        raise SystemExit("error: missing settings: " + ", ".join("--" + flags[m] for m in missing))
     try:
         return cls(**resolved_paths(values))
     except ValueError as e:  # a setting no run can use (TrainConfig checks them)

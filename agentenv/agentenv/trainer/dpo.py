@@ -320,6 +320,7 @@ class DPOConfig(TrainConfig):
         "preference": ("pairs", "beta"),
         "experimental": ("nll_weight", "loss_type", "preference_span"),
     }
+    required: ClassVar[tuple[str, ...]] = ("pairs",)
 
     #: pair files (JSONL, or ETO's JSON list)
     pairs: list[str] = field(default_factory=list)

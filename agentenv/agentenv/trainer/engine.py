@@ -69,24 +69,35 @@ class TrainConfig:
     model: str
     #: where checkpoints, logs and the final model go
     output_dir: str
+    #: peak learning rate, reached after the warmup
     learning_rate: float = 2e-5
+    #: passes over the data (a fraction stops part-way through the last)
     num_epochs: float = 3.0
     #: optimiser steps to run; > 0 overrides ``num_epochs``
     max_steps: int = 0
+    #: sequences per process per micro-batch; the global batch is this x gradient_accumulation_steps x processes
     batch_size: int = 1
+    #: micro-batches per optimiser step
     gradient_accumulation_steps: int = 1
     #: cosine, linear or constant (each after a linear warmup)
     lr_scheduler: str = "cosine"
+    #: fraction of the optimiser steps over which the learning rate rises from 0
     warmup_ratio: float = 0.03
+    #: AdamW's decoupled weight decay
     weight_decay: float = 0.0
+    #: AdamW's first-moment decay
     adam_beta1: float = 0.9
+    #: AdamW's second-moment decay
     adam_beta2: float = 0.999
+    #: AdamW's epsilon
     adam_epsilon: float = 1e-8
     #: gradient clipping (0 = off)
     max_grad_norm: float = 1.0
+    #: tokens per sequence; a longer conversation loses whole trailing turns (docs/training.md, Truncation)
     max_length: int = 4096
     #: chat template: auto, model, chatml, llama2 (see agentenv.data.tokenize)
     template: str = "auto"
+    #: seeds the data order (each epoch's permutation) and everything random in training
     seed: int = 0
     #: auto (bf16 on a GPU that has it, else none), no, bf16, fp16
     mixed_precision: str = "auto"
@@ -100,6 +111,7 @@ class TrainConfig:
     delete_checkpoints_when_done: bool = True
     #: continue from the latest checkpoint in output_dir when there is one
     resume: bool = True
+    #: log the metrics every N optimiser steps
     log_every: int = 1
     #: also log the metrics to these trackers (accelerate's: tensorboard, wandb, mlflow, ...; "" for none)
     report_to: str = ""
@@ -619,7 +631,8 @@ class TrainingProgress:
 
 
 def plot_loss(log: list[dict[str, Any]], path: Path) -> Path | None:
-    """The training loss (and, where logged, the learning rate) against the optimiser step, as a PNG."""
+    """The training loss (and, where logged, the learning rate) against the optimiser step, as a PNG; below
+    it, where the log has them (DPO's), how often the chosen side wins and by what margin."""
     points = [(line["step"], line["loss"]) for line in log if "loss" in line]
     if not points:
         return None
@@ -628,9 +641,11 @@ def plot_loss(log: list[dict[str, Any]], path: Path) -> Path | None:
     matplotlib.use("Agg")  # files only, never a display
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
+    accuracy = [(line["step"], line["reward_accuracy"]) for line in log if "reward_accuracy" in line]
+    fig, axes = plt.subplots(2 if accuracy else 1, 1, figsize=(6, 5.5 if accuracy else 3.5), dpi=100,
+                             sharex=True, squeeze=False)
+    ax = axes[0][0]
     ax.plot([s for s, _ in points], [v for _, v in points], label="loss")
-    ax.set_xlabel("optimiser step")
     ax.set_ylabel("loss")
     ax.grid(alpha=0.3)
     rates = [(line["step"], line["lr"]) for line in log if line.get("lr") is not None]
@@ -639,6 +654,18 @@ def plot_loss(log: list[dict[str, Any]], path: Path) -> Path | None:
         twin.plot([s for s, _ in rates], [v for _, v in rates], color="grey", linestyle=":", label="learning rate")
         twin.set_ylabel("learning rate", color="grey")
     ax.set_title(path.parent.name)
+    if accuracy:
+        low = axes[1][0]
+        low.plot([s for s, _ in accuracy], [v for _, v in accuracy], color="tab:green")
+        low.set_ylabel("reward accuracy", color="tab:green")
+        low.set_ylim(-0.05, 1.05)
+        low.grid(alpha=0.3)
+        margins = [(line["step"], line["reward_margin"]) for line in log if "reward_margin" in line]
+        if margins:
+            twin = low.twinx()
+            twin.plot([s for s, _ in margins], [v for _, v in margins], color="tab:purple", linestyle="--")
+            twin.set_ylabel("reward margin", color="tab:purple")
+    axes[-1][0].set_xlabel("optimiser step")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

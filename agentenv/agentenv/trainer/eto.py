@@ -153,6 +153,7 @@ class ETOConfig(RolloutSettings, TrainConfig):
         "pairing": ("beta", "rejected_extra_rounds", "pair_by"),
         "experimental": ("nll_weight", "loss_type", "preference_span", "pair_cut", "pair_with"),
     }  # fmt: skip
+    required: ClassVar[tuple[str, ...]] = ("expert_data",)
 
     #: expert trajectories (the SFT set) the explored ones are paired with
     expert_data: list[str] = field(default_factory=list)

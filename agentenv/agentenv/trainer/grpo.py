@@ -102,7 +102,10 @@ class GRPOConfig(TrainConfig, EnvSettings):
     }
 
     learning_rate: float = 1e-6
-    #: optimiser steps to run (each plays batch_size * gradient_accumulation_steps episodes per process)
+    #: tokens of an episode's whole conversation: an episode that reaches it before a reply stops there
+    max_length: int = 4096
+    #: optimiser steps to run (each plays batch_size * gradient_accumulation_steps episodes per process);
+    #: 0: num_epochs passes over the train tasks instead
     max_steps: int = 100
     #: episodes per process and micro-batch
     batch_size: int = 8

@@ -38,6 +38,7 @@ class EnvSettings:
     }
     #: the flags every command spells alike (``agentenv eval --env ... --url ...``)
     flag_names: ClassVar[dict[str, str]] = {"envs": "env", "urls": "url"}
+    required: ClassVar[tuple[str, ...]] = ("envs",)
 
     #: environment names, space- or comma-separated, e.g. maze wordle babyai
     envs: list[str] = field(default_factory=list)
