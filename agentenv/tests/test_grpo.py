@@ -261,6 +261,9 @@ def test_the_parameters_change_and_the_run_is_recorded(run, mover):
     assert [line["step"] for line in lines] == [1, 2]
     assert all("rewards/maze/mean" in line and "rewards/babyai/mean" in line for line in lines)
     assert is_done(run["out"]) and (run["out"] / CURVE_FILE).exists()
+    # each line counts its own step's replies (one per episode at --max-rounds 1), not the run's so far
+    assert [line["replies"] for line in lines] == [len(r["prompts"]) for r in run["rollouts"]] == [8, 8]
+    assert all(0 <= line["untrained_replies"] <= line["replies"] for line in lines)
 
 
 def test_a_checkpoint_a_kill_cut_short_is_not_resumed_from(tmp_path):
@@ -319,11 +322,19 @@ def test_bad_settings_are_refused(setting, message):
         GRPOConfig(model="m", output_dir="o", envs=["maze"], **setting)
 
 
+def one_process_trainer(model, step: int):
+    """What EpisodeRollouts reads of TRL's trainer, for a call outside a run (one process, at ``step``)."""
+    from types import SimpleNamespace
+
+    accelerator = SimpleNamespace(unwrap_model=lambda m: m, is_main_process=True, device="cpu",
+                                  reduce=lambda counts, reduction: counts)
+    return SimpleNamespace(accelerator=accelerator, model=model, state=SimpleNamespace(global_step=step))
+
+
 def test_a_step_whose_every_episode_failed_on_a_server_gone_stops_before_it_counts(base_model):
     """A server gone after checkpoint 1: step 2's episodes all ended on errors ('reward None'), TRL trained
     and checkpointed the step anyway, and the rerun never played its tasks. Now the rollout raises the server's
     error first; an env that fails its tasks for good (the server up) does not stop the run."""
-    from types import SimpleNamespace
 
     from transformers import AutoModelForCausalLM
 
@@ -348,8 +359,7 @@ def test_a_step_whose_every_episode_failed_on_a_server_gone_stops_before_it_coun
     cfg = GRPOConfig(model=str(base_model), output_dir="unused", envs=["maze"], local=True,
                      max_rounds=1, max_new_tokens=4, num_generations=2, batch_size=2)
     policy = AutoModelForCausalLM.from_pretrained(base_model)
-    trainer = SimpleNamespace(accelerator=SimpleNamespace(unwrap_model=lambda m: m, is_main_process=True), model=policy,
-                              state=SimpleNamespace(global_step=1))
+    trainer = one_process_trainer(policy, step=1)
     prompts = ["maze/18", "maze/18"]
     with GoneMidStep(crashing) as gone, pytest.raises(ServerUnreachable, match="maze/create failed"):
         EpisodeRollouts(cfg, {"maze": gone}, tokenizer_of(base_model))(prompts, trainer)
@@ -362,7 +372,6 @@ def test_a_step_whose_every_episode_failed_on_a_server_gone_stops_before_it_coun
 
 def test_a_step_whose_every_episode_filled_the_context_before_a_reply_is_refused(base_model):
     """`--max-length` below the first prompt: every step trained on nothing (loss 0) and the run ended 'done'."""
-    from types import SimpleNamespace
 
     from transformers import AutoModelForCausalLM
 
@@ -370,8 +379,7 @@ def test_a_step_whose_every_episode_filled_the_context_before_a_reply_is_refused
 
     cfg = GRPOConfig(model=str(base_model), output_dir="unused", envs=["maze"], local=True,
                      max_rounds=1, max_new_tokens=4, num_generations=2, batch_size=2, max_length=64)
-    trainer = SimpleNamespace(accelerator=SimpleNamespace(unwrap_model=lambda m: m, is_main_process=True),
-                              model=AutoModelForCausalLM.from_pretrained(base_model), state=SimpleNamespace(global_step=4))
+    trainer = one_process_trainer(AutoModelForCausalLM.from_pretrained(base_model), step=4)
     with LocalEnv(env_class("maze")) as maze, pytest.raises(ValueError, match=r"^every episode of step 5 filled "
                                                                               r"--max-length 64 before its first reply"):
         EpisodeRollouts(cfg, {"maze": maze}, tokenizer_of(base_model))(["maze/18", "maze/18"], trainer)

@@ -268,6 +268,9 @@ class EpisodeRollouts:
     def __init__(self, cfg: GRPOConfig, sources: dict[str, EnvSource], tokenizer) -> None:
         self.cfg, self.sources, self.tokenizer = cfg, sources, tokenizer
         self._said: set[str] = set()  # the notes given this run
+        #: replies played and replies left untrained (their text re-encodes otherwise) since the last log
+        #: line, over every process: ``train_log.jsonl``'s ``untrained_replies`` / ``replies``
+        self.reply_counts = {"replies": 0, "untrained_replies": 0}
 
     def __call__(self, prompts: list[str], trainer) -> dict[str, list]:
         from agentenv.controller.hf_agent import HFAgent
@@ -323,8 +326,17 @@ class EpisodeRollouts:
             out["env_reward"].append(reward)
         self._say_what_trains_nothing(episodes, (unsampled, replies), trainer.state.global_step + 1,
                                       speak=trainer.accelerator.is_main_process)
+        self._count_replies(trainer, unsampled, replies)
         out["logprobs"] = None  # sequences are re-tokenised: TRL recomputes log-probabilities itself
         return out
+
+    def _count_replies(self, trainer, unsampled: int, replies: int) -> None:
+        import torch
+
+        counts = torch.tensor([replies, unsampled], device=trainer.accelerator.device)
+        total = trainer.accelerator.reduce(counts, reduction="sum").tolist()  # every process plays each step
+        self.reply_counts["replies"] += int(total[0])
+        self.reply_counts["untrained_replies"] += int(total[1])
 
     def _say_what_trains_nothing(self, episodes: list[Episode], unsampled: tuple[int, int], step: int,
                                  speak: bool) -> None:
@@ -478,14 +490,15 @@ def _train(cfg: GRPOConfig, out: Path, sources: dict[str, EnvSource] | None) -> 
         warnings.filterwarnings("ignore", message="You are using 'rollout_func'", category=UserWarning)
         # TRL's own call, each run (transformers renamed the attribute)
         warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
+        rollouts = EpisodeRollouts(cfg, envs, tokenizer)
         trainer = GRPOTrainer(
             model=cfg.model,
             reward_funcs=[env_reward_function(env) for env in envs],
             args=trl_config(cfg, checkpoints, stop_token_ids(tokenizer)),
             train_dataset=Dataset.from_dict({"prompt": tasks}),
             processing_class=tokenizer,
-            rollout_func=EpisodeRollouts(cfg, envs, tokenizer),
-            callbacks=[train_log(out)],
+            rollout_func=rollouts,
+            callbacks=[train_log(out, rollouts.reply_counts)],
         )
         bar = quiet_console(trainer)
         if trainer.accelerator.is_main_process:
@@ -600,9 +613,10 @@ def check_resumable(out: Path, cfg: GRPOConfig) -> None:
         )
 
 
-def train_log(out: Path):
+def train_log(out: Path, counts: dict[str, int] | None = None):
     """A callback writing ``train_log.jsonl``: one line per logged step (TRL's metrics: loss, reward,
-    rewards/<env>/mean ...); a resumed run first drops the lines past its checkpoint."""
+    rewards/<env>/mean ...; and ``counts``, the rollouts' own, summed since the line before and then
+    zeroed); a resumed run first drops the lines past its checkpoint."""
     from transformers import TrainerCallback
 
     path = out / LOG_FILE
@@ -614,9 +628,13 @@ def train_log(out: Path):
                 write_text_atomic(path, "".join(json.dumps(line) + "\n" for line in kept))
 
         def on_log(self, args, state, control, logs=None, **kwargs):
-            if state.is_world_process_zero and logs and "reward" in logs:
-                with path.open("a") as f:
-                    f.write(json.dumps({"step": state.global_step, **logs}) + "\n")
+            if logs and "reward" in logs:
+                own = dict(counts or {})
+                for key in own:
+                    counts[key] = 0
+                if state.is_world_process_zero:
+                    with path.open("a") as f:
+                        f.write(json.dumps({"step": state.global_step, **logs, **own}) + "\n")
 
     return TrainLog()
 
