@@ -41,6 +41,33 @@ def check_model_folder(name: str, *, label: str = "") -> None:
     raise ValueError(f"{label or name}: {what}; give the folder of a saved model, e.g. runs/bc (where train bc saved it)")
 
 
+#: model types whose causal-LM class is an encoder run left to right only when told (``is_decoder``)
+ENCODER_TYPES = frozenset({
+    "albert", "bert", "camembert", "deberta", "deberta-v2", "distilbert", "electra", "ernie", "modernbert",
+    "mpnet", "roberta", "xlm-roberta",
+})  # fmt: skip
+
+
+def check_causal_lm(name: str | os.PathLike, max_length: int | None = None, *, label: str = "") -> None:
+    """Refuse a model an agent cannot be: an encoder-decoder (T5) or an encoder (BERT, which trained with
+    attention both ways, its labels in sight); and with ``max_length``, a length past the model's positions
+    (GPT-2's absolute positions fail past 1,024 with an ``IndexError``).  ``ValueError`` says what to give."""
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(name)
+    label = label or str(name)
+    if getattr(config, "is_encoder_decoder", False):
+        raise ValueError(f"{label}: {config.model_type} is an encoder-decoder model; give a decoder-only (causal) "
+                         "language model")
+    if config.model_type in ENCODER_TYPES and not getattr(config, "is_decoder", False):
+        raise ValueError(f"{label}: {config.model_type} is an encoder (it attends both ways); give a decoder-only "
+                         "(causal) language model")
+    positions = getattr(config.get_text_config(), "max_position_embeddings", None)
+    if max_length and isinstance(positions, int) and max_length > positions:
+        raise ValueError(f"--max-length {max_length} is past the {positions} positions of {label}: give "
+                         f"--max-length {positions} or less")
+
+
 @functools.cache  # a name found once is not asked for again (commands check an agent spec twice)
 def _check_hub_model(name: str, label: str) -> None:
     """Refuse a Hub name that is neither in the local cache nor on a Hub that answers.

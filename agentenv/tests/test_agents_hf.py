@@ -375,3 +375,97 @@ def test_a_tokenizer_without_a_template_is_prompted_as_training_templates_it(tin
     agent = HFAgent(model=tiny[1], tokenizer=gpt2_like, max_new_tokens=4)
     assert agent.chat_format == "llama2" and agent.template == resolve_chat_template(gpt2_like)
     assert "has no chat template; prompting with llama2" in capsys.readouterr().err
+
+
+def test_a_fallback_template_saved_with_the_model_keeps_its_stop_strings(tiny, tmp_path):
+    """A model trained with the llama2 fallback (or ChatML on a vocabulary without <|im_end|>) holds that
+    template as its own: loaded again it lost the fallback's stop strings, and a reply ran on into the
+    turns the model went on to write ("[INST] ..."), its action taken from them."""
+    from agentenv.data.tokenize import _EARLIER_TEMPLATES, LLAMA2_TEMPLATE
+
+    _, model, tokenizer = tiny
+    reply = tokenizer("Thought: x [INST] junk", add_special_tokens=False)["input_ids"]
+    for template in (LLAMA2_TEMPLATE, *_EARLIER_TEMPLATES):  # as trained now, and before
+        tokenizer.chat_template = template
+        agent = HFAgent(model=model, tokenizer=tokenizer, max_new_tokens=4)
+        assert agent.chat_format == "model" and agent.decode_reply(reply) == "Thought: x"
+
+
+@pytest.mark.parametrize(
+    ("config", "max_length", "problem"),
+    [("T5Config", None, "m: t5 is an encoder-decoder model; give a decoder-only"),
+     ("BertConfig", None, "m: bert is an encoder \\(it attends both ways\\); give a decoder-only"),
+     ("GPT2Config", 4096, "--max-length 4096 is past the 1024 positions of m: give --max-length 1024 or less")],
+)
+def test_a_model_no_agent_can_be_is_refused_in_one_line(tmp_path, config, max_length, problem):
+    """T5 failed with a 2,500-character list of causal-LM classes; BERT trained as if causal (its attention
+    both ways, the labels in sight) with a warning only; GPT-2 past its 1,024 positions ended on
+    'IndexError: index out of range in self' once training began."""
+    from agentenv.models import check_causal_lm
+
+    getattr(transformers, config)().save_pretrained(tmp_path)
+    with pytest.raises(ValueError, match=f"^{problem}"):
+        check_causal_lm(tmp_path, max_length, label="m")
+
+
+def test_a_causal_lm_within_its_positions_passes(tmp_path):
+    from agentenv.models import check_causal_lm
+
+    transformers.GPT2Config().save_pretrained(tmp_path / "gpt2")
+    transformers.LlamaConfig(max_position_embeddings=2048).save_pretrained(tmp_path / "llama")
+    check_causal_lm(tmp_path / "gpt2", 1024)
+    check_causal_lm(tmp_path / "llama", None)  # an agent reads the model's own limit
+
+
+def test_training_and_evaluating_check_the_model_first(tmp_path):
+    from agentenv.cli import main
+
+    transformers.GPT2Config(n_positions=512).save_pretrained(tmp_path / "gpt2")
+    transformers.T5Config().save_pretrained(tmp_path / "t5")
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit, match=f"--max-length 4096 is past the 512 positions of --model {tmp_path / 'gpt2'}"):
+        main(["train", "bc", "--model", str(tmp_path / "gpt2"), "--data", "x.jsonl", "--output-dir", str(out)])
+    assert not (out / "model.safetensors").exists()
+    with pytest.raises(SystemExit, match=f"^error: hf:{tmp_path / 't5'}: t5 is an encoder-decoder model"):
+        main(["eval", "--agent", f"hf:{tmp_path / 't5'}", "--env", "maze", "--local", "--limit", "1",
+              "--out", str(tmp_path / "e.jsonl")])
+
+
+@pytest.mark.parametrize("family", ["mistral", "gemma2"])
+def test_a_sliding_window_model_sees_what_it_was_trained_to_see(tiny, family):
+    """The agent's own attention mask went to the model as given, without the model's window: past it
+    (4,096 tokens for Mistral and Gemma-2, 2,047 for Phi-3-4k) the agent attended to context that training
+    and vLLM do not. Every layer slides in Mistral; every other one in Gemma-2."""
+    _, _, tokenizer = tiny
+    common = dict(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                  num_attention_heads=2, num_key_value_heads=1, sliding_window=8, max_position_embeddings=1024,
+                  pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)
+    if family == "mistral":
+        config = transformers.MistralConfig(**common)
+    else:
+        config = transformers.Gemma2Config(**common, head_dim=16, layer_types=["sliding_attention", "full_attention"],
+                                           attn_implementation="eager")
+    torch.manual_seed(0)
+    model = transformers.AutoModelForCausalLM.from_config(config).eval()
+    with torch.no_grad():
+        for weight in model.parameters():
+            if weight.dim() == 2:
+                weight.normal_(0, 0.3 if family == "mistral" else 0.02)  # Gemma scales its embeddings up
+
+    def generated(agent: HFAgent) -> list[list[int]]:
+        episodes = make_episodes(3)
+        agent.act(episodes)
+        return [[t for t in ep.sampled_ids[0] if t not in agent.stop_ids] for ep in episodes]
+
+    def reference(agent: HFAgent, messages: list[dict]) -> list[int]:  # the model's own masks, its window in
+        ids = agent.prompt_ids(messages)
+        out = model.generate(torch.tensor([ids]), max_new_tokens=MAX_NEW, do_sample=False,
+                             eos_token_id=sorted(agent.stop_ids), pad_token_id=agent.pad_id)[0, len(ids):].tolist()
+        return [t for t in out if t not in agent.stop_ids]
+
+    agent = HFAgent(model=model, tokenizer=tokenizer, max_new_tokens=MAX_NEW, batch_size=4, keep_sampled_ids=True)
+    ours = generated(agent)
+    assert ours == [reference(agent, ep.messages()) for ep in make_episodes(3)]
+    assert min(len(agent.prompt_ids(ep.messages())) for ep in make_episodes(3)) > 4 * config.sliding_window
+    agent._window = (None, False)  # what the agent did before: the test tells the two apart
+    assert generated(agent) != ours

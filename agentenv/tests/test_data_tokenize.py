@@ -239,6 +239,30 @@ def test_fallback_choice():
         resolve_chat_template(tok, "model")
 
 
+def test_the_llama2_fallback_renders_for_a_tokenizer_without_bos_or_eos():
+    """A tokenizer with neither a BOS nor a chat template (Falcon, OLMo) failed in the llama2 fallback:
+    'bos_token' is undefined."""
+    tok = sentencepiece_like_tokenizer()
+    tok.bos_token = None
+    set_chat_template(tok, "auto")
+    text, spans, _ = render_with_spans(tok, conversation())
+    assert text.startswith("[INST] You are an agent") and len(spans) == 2
+
+
+def test_a_template_that_refuses_a_system_turn_says_what_to_do():
+    """Gemma's and Mistral's templates raise on a system turn: BC ended on 'TemplateError: System role not
+    supported', naming no way out."""
+    tok = tiny_tokenizer()
+    tok.chat_template = (
+        "{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"
+        + CHATML_TEMPLATE
+    )
+    turns = [Turn("system", "Be brief.", False), *conversation()]
+    with pytest.raises(TemplateError, match=r"\(System role not supported\): fold the system text into the first "
+                                            r"human turn, or train with --template chatml or llama2"):
+        encode_conversation(tok, turns)
+
+
 def agentgym_item(i: int) -> dict:
     """An item as AgentGym's released AgentTraj files hold it: no reward / env fields."""
     return {

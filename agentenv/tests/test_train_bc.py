@@ -149,6 +149,26 @@ def test_gradient_accumulation_matches_a_big_batch(base_model, data, tmp_path):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-5)
 
 
+def test_accumulation_sees_the_big_batchs_examples_across_an_epochs_end(base_model, data, tmp_path):
+    """8 examples in steps of 6: an epoch is 2 steps, the second wrapping round. An epoch was counted in
+    micro-batches (3 of 3 examples), so accumulation's step 2 spanned two epochs' examples and every step
+    after it differed from the big batch's."""
+    from agentenv.trainer.engine import MicroBatches
+
+    def steps(batch: int, world: int, accumulation: int) -> list[list[int]]:
+        orders = [MicroBatches(8, batch, world, rank, seed=1, accumulation=accumulation) for rank in range(world)]
+        return [sorted(i for m in range(s * accumulation, (s + 1) * accumulation) for o in orders for i in o.indices(m))
+                for s in range(6)]
+
+    assert steps(3, 1, 2) == steps(3, 2, 1) == steps(6, 1, 1)
+    assert MicroBatches(8, 3, 1, 0, seed=1, accumulation=2).per_epoch == 4  # 2 steps of 2 micro-batches
+    big = read_log(train_bc(config(base_model, data, tmp_path / "big", max_steps=3, batch_size=6)))
+    accumulated = read_log(
+        train_bc(config(base_model, data, tmp_path / "acc", max_steps=3, batch_size=3, gradient_accumulation_steps=2))
+    )
+    assert [a["loss"] for a in accumulated] == pytest.approx([b["loss"] for b in big], rel=1e-5)
+
+
 def test_finished_run_is_not_repeated(base_model, data, tmp_path):
     out = train_bc(config(base_model, data, tmp_path / "bc", max_steps=2, save_every=1))
     assert not (out / CHECKPOINTS).exists()  # deleted once the final model is saved

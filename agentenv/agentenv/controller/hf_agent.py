@@ -35,7 +35,7 @@ from transformers.cache_utils import Cache, DynamicLayer
 
 from agentenv.controller.agents import Agent
 from agentenv.controller.episode import Episode
-from agentenv.data.tokenize import TEMPLATES, fallback_format  # the trainer's fallbacks
+from agentenv.data.tokenize import TEMPLATES, fallback_format, template_name  # the trainer's fallbacks
 
 _STOP_TEXT = {"chatml": ["<|im_end|>"], "llama2": ["</s>", "[INST]"]}
 
@@ -132,6 +132,10 @@ class HFAgent(Agent):
             raise ValueError(f"device {device!r} is not a torch device: give cpu, or cuda / cuda:N") from None
         if kind == "cuda" and not torch.cuda.is_available():
             raise ValueError(f"device {device!r}: this torch sees no CUDA GPU; give --device cpu (or leave it out)")
+        if model is None:
+            from agentenv.models import check_causal_lm
+
+            check_causal_lm(model_path, label=f"hf:{model_path}")
         if tokenizer is None:
             tokenizer = _load_tokenizer(model_path or model.name_or_path)
         if model is None:
@@ -143,6 +147,7 @@ class HFAgent(Agent):
         self.tokenizer = tokenizer
         self.device = next(model.parameters()).device
         self._cache_argument = _cache_argument(model)
+        self._window = _sliding_window(model.config)
         self.name = f"hf:{model_path if model_path is not None else model.name_or_path}"
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
@@ -161,7 +166,10 @@ class HFAgent(Agent):
         self.template = TEMPLATES.get(self.chat_format)
         self.pad_id = _first_int(tokenizer.pad_token_id, tokenizer.eos_token_id, 0)
         self.stop_ids = set() if ignore_eos else stop_token_ids(tokenizer, self.template, model.generation_config)
-        self.stop_text = _STOP_TEXT.get(self.chat_format, [])
+        # a fallback that training saved with the model keeps its stop strings: its end of turn may be plain
+        # text, where the vocabulary has no such token (GPT-2 trained with --template chatml)
+        saved = template_name(getattr(tokenizer, "chat_template", None)) if self.chat_format == "model" else None
+        self.stop_text = _STOP_TEXT.get(saved or self.chat_format, [])
         self._caches: dict[int, _EpisodeCache] = {}
         self._generators: dict[int, torch.Generator] = {}
         #: the last round's buffers per layer, reused by the next round: a fresh buffer of this size costs
@@ -278,6 +286,15 @@ class HFAgent(Agent):
             "weights": weights_digest(self.model),
         }
 
+    def _attention_mask(self, real: torch.Tensor, positions: torch.Tensor, start: int, width: int):
+        """The mask of a forward: one for every layer, or per layer type where only some slide."""
+        window, mixed = self._window
+        full = _attention_mask(real, start, width, self.model.dtype, positions, None if mixed else window)
+        if not mixed:
+            return full
+        return {"full_attention": full,
+                "sliding_attention": _attention_mask(real, start, width, self.model.dtype, positions, window)}
+
     def _row(self, ep: Episode, prompt: list[int]) -> _Row:
         cache = self._caches.setdefault(ep.uid, _EpisodeCache())
         keep = _common_prefix(cache.tokens, prompt) if self.reuse_cache else 0
@@ -330,7 +347,7 @@ class HFAgent(Agent):
             with _attention_backends(self.device):
                 logits = self.model(
                     input_ids=tokens[:, start : start + width],
-                    attention_mask=_attention_mask(real, start, width, self.model.dtype),
+                    attention_mask=self._attention_mask(real, positions, start, width),
                     position_ids=positions[:, start : start + width],
                     use_cache=True,
                     **{self._cache_argument: cache},
@@ -469,16 +486,34 @@ def weights_digest(model: torch.nn.Module, values_per_tensor: int = 16) -> str:
     return digest.hexdigest()[:16]
 
 
-def _attention_mask(real: torch.Tensor, start: int, width: int, dtype: torch.dtype) -> torch.Tensor:
+def _attention_mask(
+    real: torch.Tensor, start: int, width: int, dtype: torch.dtype,
+    positions: torch.Tensor | None = None, window: int | None = None,
+) -> torch.Tensor:
     """Additive 4-D mask for queries at columns ``start..start+width``: each real query sees the real keys
-    at or before it; a padding query sees only itself, so no softmax row is ever empty (no NaNs)."""
+    at or before it (with ``window``, only those fewer than ``window`` ``positions`` back, as a sliding-window
+    layer does); a padding query sees only itself, so no softmax row is ever empty (no NaNs)."""
     end = start + width
     query_cols = torch.arange(start, end, device=real.device)
     key_cols = torch.arange(end, device=real.device)
     allowed = real[:, None, :end] & (key_cols[None, None, :] <= query_cols[None, :, None])
+    if window is not None:
+        allowed &= (positions[:, start:end, None] - positions[:, None, :end]) < window
     allowed[:, torch.arange(width, device=real.device), query_cols] = True
     mask = torch.zeros(allowed.shape, dtype=dtype, device=real.device)
     return mask.masked_fill_(~allowed, torch.finfo(dtype).min)[:, None]
+
+
+def _sliding_window(config: Any) -> tuple[int | None, bool]:
+    """The model's attention window and whether only some layers use it (Gemma-2's alternate): ``(None,
+    False)`` where every layer attends to the whole context.  A mask of the agent's own is taken as given,
+    so it must hold the window itself, or past it the agent would see what training and vLLM do not."""
+    text = config.get_text_config()
+    window = getattr(text, "sliding_window", None)
+    kinds = set(getattr(text, "layer_types", None) or [])
+    if not window or (kinds and "sliding_attention" not in kinds) or getattr(text, "use_sliding_window", True) is False:
+        return None, False
+    return window, bool(kinds - {"sliding_attention"})
 
 
 @contextlib.contextmanager

@@ -49,14 +49,25 @@ LLAMA2_TEMPLATE = (
     "{% if message['role'] == 'system' %}"
     "{% set ns.system = '<<SYS>>\n' + message['content'] + '\n<</SYS>>\n\n' %}"
     "{% elif message['role'] == 'user' %}"
-    "{{ bos_token + '[INST] ' + ns.system + message['content'] + ' [/INST]' }}{% set ns.system = '' %}"
+    "{{ (bos_token or '') + '[INST] ' + ns.system + message['content'] + ' [/INST]' }}{% set ns.system = '' %}"
     "{% else %}"
-    "{{ ' ' + message['content'] + ' ' + eos_token }}"
+    "{{ ' ' + message['content'] + ' ' + (eos_token or '') }}"
     "{% endif %}"
     "{% endfor %}"
 )
 
 TEMPLATES = {"chatml": CHATML_TEMPLATE, "llama2": LLAMA2_TEMPLATE}
+#: the fallbacks' earlier texts, which models trained before hold: known by name all the same
+_EARLIER_TEMPLATES = {
+    LLAMA2_TEMPLATE.replace("(bos_token or '')", "bos_token").replace("(eos_token or '')", "eos_token"): "llama2",
+}
+
+
+def template_name(template: str | None) -> str | None:
+    """``"chatml"`` / ``"llama2"`` where ``template`` is that fallback's text (as training saves it with the
+    model), else ``None``."""
+    known = {text: name for name, text in TEMPLATES.items()} | _EARLIER_TEMPLATES
+    return known.get(template) if isinstance(template, str) else None
 ROLES = {"human": "user", "gpt": "assistant", "system": "system"}
 
 
@@ -105,9 +116,17 @@ def to_messages(turns: Sequence[Turn]) -> list[dict[str, str]]:
 
 
 def _render(tokenizer, messages: list[dict[str, str]], generation_prompt: bool = False) -> str:
+    from jinja2.exceptions import TemplateError as JinjaError
+
     if not messages:
         return ""
-    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation_prompt)
+    try:
+        return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation_prompt)
+    except JinjaError as exc:  # the template's own raise_exception: Gemma's, Mistral's
+        fix = "fold the system text into the first human turn, or" if any(m["role"] == "system" for m in messages) else ""
+        raise TemplateError(
+            f"the model's chat template refuses this conversation ({exc}): {fix} train with --template chatml or llama2"
+        ) from None
 
 
 def render_with_spans(tokenizer, turns: Sequence[Turn]) -> tuple[str, list[tuple[int, int]], list[int]]:

@@ -338,11 +338,14 @@ def make_accelerator(cfg: TrainConfig):
 
 
 def load_tokenizer(cfg: TrainConfig):
-    """The model's tokenizer with the chat template fixed (and saved with the model) and a pad token."""
+    """The model's tokenizer with the chat template fixed (and saved with the model) and a pad token; a model
+    that cannot be trained as an agent, or not at ``max_length``, is refused first."""
     from transformers import AutoTokenizer
 
     from agentenv.data.tokenize import set_chat_template
+    from agentenv.models import check_causal_lm
 
+    check_causal_lm(cfg.model, cfg.max_length, label=f"--model {cfg.model}")
     tokenizer = AutoTokenizer.from_pretrained(cfg.model)
     set_chat_template(tokenizer, cfg.template)
     if tokenizer.pad_token is None:
@@ -376,17 +379,20 @@ class MicroBatches:
     """The run's micro-batches as a pure function of their index.
 
     Micro-batch ``m`` belongs to epoch ``m // per_epoch``; each epoch is a fresh permutation seeded with
-    ``seed + epoch``; process ``rank`` takes its ``batch_size`` slice of the global micro-batch.  The last
-    micro-batch of an epoch wraps around to the epoch's first examples so every process gets a full batch.
+    ``seed + epoch``; process ``rank`` takes its ``batch_size`` slice of the global micro-batch.  An epoch
+    is a whole number of optimiser steps (``accumulation`` micro-batches each), and its last step wraps
+    around to the epoch's first examples so every process gets full batches: a step sees the same examples
+    whatever its batch is split into (processes, accumulation), at an epoch's end too.
     """
 
-    def __init__(self, num_examples: int, batch_size: int, world_size: int, rank: int, seed: int):
+    def __init__(self, num_examples: int, batch_size: int, world_size: int, rank: int, seed: int,
+                 accumulation: int = 1):
         if num_examples == 0:
             raise ValueError("no training examples")
         self.n, self.batch_size, self.world_size, self.rank, self.seed = (
             num_examples, batch_size, world_size, rank, seed,
         )
-        self.per_epoch = math.ceil(num_examples / (batch_size * world_size))
+        self.per_epoch = math.ceil(num_examples / (batch_size * world_size * accumulation)) * accumulation
         self._epoch, self._perm = -1, []
 
     def indices(self, micro_index: int) -> list[int]:
@@ -465,7 +471,7 @@ def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, befor
     # processes (another global batch), would go on with other batches than the first run's
     data = {"examples": len(examples), "processes": world, "digest": data_digest(examples)}
     set_seed(cfg.seed)
-    order = MicroBatches(len(examples), cfg.batch_size, world, rank, cfg.seed)
+    order = MicroBatches(len(examples), cfg.batch_size, world, rank, cfg.seed, cfg.gradient_accumulation_steps)
     steps = total_steps(cfg, order.per_epoch)
     accum = cfg.gradient_accumulation_steps
 
