@@ -214,6 +214,11 @@ class ServerUnreachable(EnvError):
         self.env = env
 
 
+class ServerHung(ServerUnreachable):
+    """The server took the request but gave no answer in time: its process is stopped or stuck (a server
+    that lives answers a call past its deadline with 504), so asking again would wait as long again."""
+
+
 class EnvNotServed(EnvError):
     """The server at a client's URL answers, but has no routes of the client's environment."""
 

@@ -450,3 +450,26 @@ def test_a_stopped_run_exits_without_waiting_for_requests_in_flight(tmp_path, st
     assert took < 20, f"exited {took:.0f} s after the run stopped: {err[-500:]}"
     assert err.strip().splitlines()[-1].startswith("error: the model endpoint failed" if stop == "a refusal" else "interrupted")
     assert "Traceback" not in err
+
+
+def test_an_answer_trickled_a_byte_at_a_time_is_timed_out_as_a_whole():
+    """httpx's timeout bounds each read: an endpoint (or a proxy's keep-alive bytes) sending a byte every
+    0.2 s never tripped --request-timeout, and the run waited forever."""
+    from fastapi.responses import StreamingResponse
+
+    app = FastAPI()
+
+    @app.post("/v1/chat/completions")
+    async def trickle():
+        async def forever():
+            while True:
+                yield b" "
+                await asyncio.sleep(0.2)
+
+        return StreamingResponse(forever(), media_type="application/json")
+
+    with serving(app) as url, OpenAIAgent("tiny", url, max_retries=1, backoff_s=0.01, timeout=1.0) as agent:
+        started = time.monotonic()
+        with pytest.raises(AgentError, match="gave up after 2 attempts; last: ReadTimeout: no whole answer within 1 s"):
+            run_guess(agent, [0])
+        assert time.monotonic() - started < 5

@@ -314,3 +314,33 @@ def test_url_mistakes_say_what_is_wrong():
     with pytest.raises(ValueError, match="--url 'localhost:36001': a server's URL starts with http://"):
         env_urls(["maze"], ["maze=localhost:36001"])
     assert env_urls(["maze"], ["https://h:1"]) == {"maze": ["https://h:1"]}
+
+
+class StalledExpertGuessEnv(GuessEnv):
+    """A server that takes a request and does not answer in the client's time (a stopped process, a stuck
+    simulator): its expert thinks for 3 s."""
+
+    name = "stalled_guess"
+
+    def expert_action(self):
+        time.sleep(3)
+        return super().expert_action()
+
+
+def test_a_server_that_takes_a_call_and_never_answers_is_not_asked_again():
+    """A GET was retried on a read timeout: one expert call to a stopped BabyAI server took 4 x 210 s, an
+    eval 25 minutes to stop, and the message said to start a server that held its port."""
+    from agentenv.client import ServerHung
+
+    with running_server(StalledExpertGuessEnv) as url, EnvClient("stalled_guess", url, timeout=1.0) as client:
+        session = client.session(3)
+        started = time.monotonic()
+        with pytest.raises(ServerHung, match=r"GET .*/expert: the server took the request but gave no answer in 1 s"):
+            session.expert()
+        assert time.monotonic() - started < 2.5  # one try, not four with backoff
+
+    def run(args):
+        raise ServerHung("GET x: no answer")
+
+    with pytest.raises(SystemExit, match="^error: GET x: no answer; stop that server's process and start it again"):
+        commands.one_line_errors()(run)(argparse.Namespace(env=["guess"]))

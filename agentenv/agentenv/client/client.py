@@ -21,10 +21,14 @@ from agentenv.protocol import (
     EnvError,
     EnvNotServed,
     ResetResponse,
+    ServerHung,
     ServerUnreachable,
     StepResponse,
     error_for,
 )
+
+#: seconds a close may take to be answered: the server has the request by then, and finishes it anyway
+CLOSE_TIMEOUT_S = 10.0
 
 
 class EnvClient:
@@ -78,14 +82,24 @@ class EnvClient:
         self._finalizer = weakref.finalize(self, _close_sessions, self.http, self._sessions)
 
     # --- plumbing ---------------------------------------------------------------------------------
-    def request(self, method: str, route: str, *, json: Any = None, params: Any = None) -> httpx.Response:
+    def request(
+        self, method: str, route: str, *, json: Any = None, params: Any = None, timeout: float | None = None
+    ) -> httpx.Response:
+        """One call, retried while the server cannot be reached (and a GET while its connection breaks); an
+        error status as :class:`EnvError`.  ``timeout``: the read's limit, where not the client's."""
         url = f"{self.base_url}/{self.env}{route}"
+        limit = self.http.timeout if timeout is None else httpx.Timeout(self.http.timeout.connect, read=timeout)
         for attempt in range(self.retries + 1):
             try:
-                response = self.http.request(method, route, json=json, params=params)
+                response = self.http.request(method, route, json=json, params=params, timeout=limit)
                 break
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
                 error: Exception = exc
+            except httpx.ReadTimeout as exc:  # each try would wait as long: a GET took 4 x 210 s on a stopped server
+                raise ServerHung(
+                    f"{method} {url}: the server took the request but gave no answer in {limit.read:g} s "
+                    "(its process is stopped, stuck or overloaded)", self.env,
+                ) from exc
             except httpx.TransportError as exc:
                 if method != "GET":
                     raise ServerUnreachable(f"{method} {url} failed: {exc!r}", self.env) from exc
@@ -188,7 +202,8 @@ class EnvClient:
         """Close session ``sid`` on the server."""
         with self._sessions.lock:
             self._sessions.ids.discard(sid)
-        self._post("/close", {"id": sid})
+        # briefly: a close is quick where the server lives, and a run ending on a hung one waited out each
+        self.request("POST", "/close", json={"id": sid}, timeout=CLOSE_TIMEOUT_S)
 
     def session(self, data_idx: int | None = None) -> EnvSession:
         """Open a session (reset to ``data_idx`` when given) as an :class:`EnvSession`, which closes it."""

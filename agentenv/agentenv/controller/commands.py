@@ -27,7 +27,7 @@ from pathlib import Path
 
 from agentenv.cli import HelpWithDefaults, ListOption, seconds, temperature, whole_number
 from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
-from agentenv.protocol import EnvError, ServerUnreachable, Unauthorized
+from agentenv.protocol import EnvError, ServerHung, ServerUnreachable, Unauthorized
 
 _positive_int = whole_number(1)
 
@@ -115,6 +115,9 @@ def one_line_errors(
                 return run(args)
             except Unauthorized as exc:
                 raise SystemExit(f"error: {one_line(exc)} (set AGENTENV_TOKEN to the servers' token)") from None
+            except ServerHung as exc:  # it holds its port: "start it" would fail to bind
+                raise SystemExit(f"error: {one_line(exc)}; stop that server's process and start it again, then "
+                                 "rerun the same command: finished work is kept") from None
             except ServerUnreachable as exc:
                 hint = (servers_hint or _servers_hint)(args, [exc.env] if exc.env else None)
                 raise SystemExit(f"error: {one_line(exc)}; {hint}") from None
@@ -174,8 +177,7 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-retries", type=whole_number(0), default=5,
                    help="tries again of a failed model request, with backoff (openai)")
     p.add_argument("--request-timeout", type=seconds, default=120.0,
-                   help="seconds a model request may wait on the server: to connect, and between the bytes of its "
-                        "answer, which without streaming is the whole reply (openai; a slow server needs more)")
+                   help="seconds a model request may take, its whole answer (openai; a slow server needs more)")
 
 
 def agent_options(args: argparse.Namespace) -> dict:

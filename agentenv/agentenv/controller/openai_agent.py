@@ -92,6 +92,7 @@ class OpenAIAgent(Agent):
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
+        self.timeout = timeout
         self.extra_body = extra_body or {}
         api_key = (api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY").strip()
         if not (api_key.isascii() and api_key.isprintable()) or " " in api_key:  # never echoed: it would land in logs
@@ -169,7 +170,7 @@ class OpenAIAgent(Agent):
                 with self._lock:
                     self._in_flight += 1
                 try:
-                    response = self._client.post(self.url, json=body)
+                    response = self._post(body)
                 finally:
                     with self._lock:
                         self._in_flight -= 1
@@ -216,6 +217,20 @@ class OpenAIAgent(Agent):
                 self._closing.wait(max(delay, retry_after or 0.0))
         tries = self.max_retries + 1
         raise AgentError(f"{self.url}: gave up after {tries} attempt{'s' * (tries > 1)}; last: {failure}")
+
+    def _post(self, body: dict[str, Any]) -> httpx.Response:
+        """POST ``body``, the whole answer within ``timeout``: httpx's timeout bounds each read only, so an
+        answer trickled a byte at a time (a proxy's keep-alive bytes, an event stream to a plain request)
+        never tripped it, and the run waited forever."""
+        deadline = time.monotonic() + self.timeout
+        with self._client.stream("POST", self.url, json=body) as response:
+            content = bytearray()
+            for chunk in response.iter_bytes():
+                content += chunk
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout(f"no whole answer within {self.timeout:g} s", request=response.request)
+        decoded = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in ("content-encoding", "content-length")]
+        return httpx.Response(response.status_code, headers=decoded, content=bytes(content), request=response.request)
 
     def _content(self, data: Any, episode: Episode | None = None) -> str:
         """The reply text of a chat completion; ``ValueError`` when the body is not one.  A ``null``

@@ -44,8 +44,7 @@ class BestOfNConfig(EnvSettings):
     api_key: str = ""
     #: tries again of a failed model request, with backoff (openai: agents)
     max_retries: int = 5
-    #: seconds a model request may wait on the server, to connect and between the bytes of its answer (openai:
-    #: agents; a slow server needs more)
+    #: seconds a model request may take, its whole answer (openai: agents; a slow server needs more)
     request_timeout: float = 120.0
 
     def __post_init__(self) -> None:
