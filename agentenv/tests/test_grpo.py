@@ -326,7 +326,7 @@ def one_process_trainer(model, step: int):
     """What EpisodeRollouts reads of TRL's trainer, for a call outside a run (one process, at ``step``)."""
     from types import SimpleNamespace
 
-    accelerator = SimpleNamespace(unwrap_model=lambda m: m, is_main_process=True, device="cpu",
+    accelerator = SimpleNamespace(unwrap_model=lambda m: m, is_main_process=True, process_index=0, device="cpu",
                                   reduce=lambda counts, reduction: counts)
     return SimpleNamespace(accelerator=accelerator, model=model, state=SimpleNamespace(global_step=step))
 
@@ -399,6 +399,48 @@ def test_a_run_stopped_before_its_first_checkpoint_starts_over_with_the_settings
     (tmp_path / CHECKPOINTS / "checkpoint-1" / "trainer_state.json").write_text("{}")
     with pytest.raises(ValueError, match=r"holds checkpoints of a run with other settings \(learning_rate"):
         check_resumable(tmp_path, mended)
+
+
+def test_a_checkpoint_of_another_number_of_processes_is_not_resumed(tmp_path, monkeypatch):
+    """A 2-process run's checkpoint resumed by 1 process said "resumed" and went on with half the global batch,
+    and other tasks than the uninterrupted run's (BC and DPO refused this)."""
+    from agentenv.trainer.grpo import check_resumable
+
+    cfg = GRPOConfig(model="m", output_dir=str(tmp_path), envs=["maze"])
+    (tmp_path / "train_config.json").write_text(json.dumps(cfg.to_json()))
+    checkpoint = tmp_path / CHECKPOINTS / "checkpoint-2"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / "trainer_state.json").write_text("{}")
+    for rank in (0, 1):  # transformers' random states, one per process
+        (checkpoint / f"rng_state_{rank}.pth").write_bytes(b"")
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    with pytest.raises(ValueError, match=r"checkpoint-2 was saved by a run of 2 processes, this one has 1"):
+        check_resumable(tmp_path, cfg)
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    check_resumable(tmp_path, cfg)
+
+
+def test_n_processes_play_the_episodes_one_process_would(base_model):
+    """Each process numbered its episodes from 0, and an episode's seed derives from its number: 2 processes
+    sampled other episodes than 1 (a step's reward 0.5 against 0.375 in the audit)."""
+    from transformers import AutoModelForCausalLM
+
+    from agentenv.controller.sources import LocalEnv
+
+    cfg = GRPOConfig(model=str(base_model), output_dir="unused", envs=["maze"], local=True,
+                     max_rounds=1, max_new_tokens=6, num_generations=2, batch_size=4)
+    policy = AutoModelForCausalLM.from_pretrained(base_model)
+    prompts = ["maze/18", "maze/18", "maze/25", "maze/25"]
+    with LocalEnv(env_class("maze")) as maze:
+        rollouts = EpisodeRollouts(cfg, {"maze": maze}, tokenizer_of(base_model))
+        one = rollouts(prompts, one_process_trainer(policy, step=3))
+        halves = []
+        for rank in (0, 1):
+            trainer = one_process_trainer(policy, step=3)
+            trainer.accelerator.process_index = rank
+            halves.append(rollouts(prompts[2 * rank : 2 * rank + 2], trainer))
+    assert one["completion_ids"] == halves[0]["completion_ids"] + halves[1]["completion_ids"]
+    assert len({tuple(ids) for ids in one["completion_ids"]}) > 1  # the samples differ: the test tells
 
 
 def test_a_run_refuses_a_folder_another_run_trains_into_and_too_few_tasks_for_a_step(base_model, tmp_path):

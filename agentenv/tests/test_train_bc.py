@@ -523,6 +523,13 @@ def test_a_resume_over_other_data_or_processes_is_refused_and_settings_before_th
     state.write_text(json.dumps(saved | {"data": saved["data"] | {"processes": 2}}))
     with pytest.raises(ValueError, match=r"step-3 was saved by a run of 2 processes, this one has 1: a step's batch"):
         train_bc(config(base_model, changed, out, save_every=1))
+    # a ZeRO-2 checkpoint resumed without DeepSpeed ended on a missing pytorch_model.bin (and the reverse on
+    # DeepSpeed's bare assertion), although the docs let --deepspeed change on resume
+    assert saved["data"]["format"] == "no DeepSpeed"
+    state.write_text(json.dumps(saved | {"data": saved["data"] | {"format": "DeepSpeed ZeRO-2"}}))
+    with pytest.raises(ValueError, match=r"step-3 was saved training with DeepSpeed ZeRO-2, this run trains with no "
+                                         r"DeepSpeed: its optimiser state cannot be read across"):
+        train_bc(config(base_model, changed, out, save_every=1))
     state.write_text(json.dumps(saved))
 
     def loads(*_args):

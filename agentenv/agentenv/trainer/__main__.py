@@ -17,7 +17,9 @@ def main(argv: list[str] | None = None) -> int:
 
     quiet_other_progress_bars()
     end_group_with_owner()  # launched by `agentenv train` (run_process_group): end with it, even if it is killed
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # warnings, not every library's INFO: httpx's line per request and accelerate's per checkpoint file filled
+    # a launcher's log, once per process
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     parser = OneLineParser(prog="python -m agentenv.trainer", description="agentenv trainers")
     add_train_commands(parser.add_subparsers(dest="algorithm", required=True))
     args = parse_command_line(parser, argv)

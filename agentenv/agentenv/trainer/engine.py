@@ -460,6 +460,22 @@ def fit(
         return _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training)
 
 
+def checkpoint_format(accelerator) -> str:
+    """How the run's checkpoints are written: ``no DeepSpeed`` or ``DeepSpeed ZeRO-N`` (each reads its own)."""
+    from accelerate.utils import DistributedType
+
+    if accelerator.distributed_type != DistributedType.DEEPSPEED:
+        return "no DeepSpeed"
+    zero = accelerator.state.deepspeed_plugin.deepspeed_config.get("zero_optimization", {})
+    return f"DeepSpeed ZeRO-{zero.get('stage', 0)}"
+
+
+def processes_changed(checkpoint: Path, was: int, now: int) -> str:
+    """Why a checkpoint saved by ``was`` processes is not resumed by ``now``."""
+    return (f"{checkpoint} was saved by a run of {was} processes, this one has {now}: a step's batch (batch size "
+            f"x accumulation x processes) would change; rerun with {was}, or with --no-resume to start over")
+
+
 def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training):
     import torch
     from accelerate.utils import DistributedType, set_seed
@@ -469,7 +485,8 @@ def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, befor
     world, rank = accelerator.num_processes, accelerator.process_index
     # what a checkpoint's steps were drawn from: a resume over other data, or over another number of
     # processes (another global batch), would go on with other batches than the first run's
-    data = {"examples": len(examples), "processes": world, "digest": data_digest(examples)}
+    data = {"examples": len(examples), "processes": world, "digest": data_digest(examples),
+            "format": checkpoint_format(accelerator)}
     set_seed(cfg.seed)
     order = MicroBatches(len(examples), cfg.batch_size, world, rank, cfg.seed, cfg.gradient_accumulation_steps)
     steps = total_steps(cfg, order.per_epoch)
@@ -505,10 +522,12 @@ def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, befor
         saved = json.loads((checkpoint / STATE_FILE).read_text())  # its settings: checked by fit's already_trained
         was = saved.get("data", data)  # a checkpoint from before this record: not checked
         if was["processes"] != world:
+            raise ValueError(processes_changed(checkpoint, was["processes"], world))
+        if was.get("format", data["format"]) != data["format"]:  # DeepSpeed's files and accelerate's differ
             raise ValueError(
-                f"{checkpoint} was saved by a run of {was['processes']} processes, this one has {world}: a step's "
-                f"batch (batch size x accumulation x processes) would change; rerun with {was['processes']}, or "
-                "with --no-resume to start over"
+                f"{checkpoint} was saved training with {was['format']}, this run trains with {data['format']}: its "
+                "optimiser state cannot be read across; rerun with the first run's --deepspeed, or with --no-resume "
+                "to start over"
             )
         if (was["examples"], was["digest"]) != (data["examples"], data["digest"]):
             raise ValueError(

@@ -76,6 +76,7 @@ from agentenv.trainer.engine import (
     already_trained,
     holding_output_dir,
     load_tokenizer,
+    processes_changed,
     read_log,
 )
 from agentenv.trainer.rollouts import EnvSettings, close_sources, open_sources, task_indices
@@ -280,8 +281,11 @@ class EpisodeRollouts:
         policy = trainer.accelerator.unwrap_model(trainer.model)
         was_training = policy.training
         seed = cfg.seed * 1_000_003 + trainer.state.global_step  # a new draw each step, the same on resume
+        # episodes are numbered across the step's processes (an episode's seed derives from its number), so
+        # N processes play the episodes one process would
+        first = trainer.accelerator.process_index * len(prompts)
         tasks = [
-            RolloutTask(env, int(idx), sample=position, temperature=cfg.temperature, seed=seed)
+            RolloutTask(env, int(idx), sample=first + position, temperature=cfg.temperature, seed=seed)
             for position, (env, idx) in enumerate(prompt.split("/") for prompt in prompts)
         ]
         local = HFAgent(
@@ -306,7 +310,7 @@ class EpisodeRollouts:
             # good is no reason to stop, and its episodes train nothing (no reward)
             for env in dict.fromkeys(task.env for task in tasks):
                 self.sources[env].session().close()
-        by_position = {ep.sample: ep for ep in episodes}
+        by_position = {ep.sample - first: ep for ep in episodes}
         out: dict[str, list] = {k: [] for k in ("prompt_ids", "completion_ids", "env_mask", "env", "env_reward")}
         unsampled, replies = 0, sum(len(ep.sampled_ids) for ep in episodes)
         for position, task in enumerate(tasks):
@@ -324,19 +328,21 @@ class EpisodeRollouts:
             out["env_mask"].append(tokens.env_mask)
             out["env"].append(task.env)
             out["env_reward"].append(reward)
-        self._say_what_trains_nothing(episodes, (unsampled, replies), trainer.state.global_step + 1,
+        totals = self._count_replies(trainer, unsampled, replies)
+        self._say_what_trains_nothing(episodes, totals, trainer.state.global_step + 1,
                                       speak=trainer.accelerator.is_main_process)
-        self._count_replies(trainer, unsampled, replies)
         out["logprobs"] = None  # sequences are re-tokenised: TRL recomputes log-probabilities itself
         return out
 
-    def _count_replies(self, trainer, unsampled: int, replies: int) -> None:
+    def _count_replies(self, trainer, unsampled: int, replies: int) -> tuple[int, int]:
+        """The step's untrained replies and replies over every process, added to ``reply_counts``."""
         import torch
 
-        counts = torch.tensor([replies, unsampled], device=trainer.accelerator.device)
-        total = trainer.accelerator.reduce(counts, reduction="sum").tolist()  # every process plays each step
-        self.reply_counts["replies"] += int(total[0])
-        self.reply_counts["untrained_replies"] += int(total[1])
+        counts = torch.tensor([unsampled, replies], device=trainer.accelerator.device)
+        unsampled, replies = (int(n) for n in trainer.accelerator.reduce(counts, reduction="sum").tolist())
+        self.reply_counts["replies"] += replies
+        self.reply_counts["untrained_replies"] += unsampled
+        return unsampled, replies
 
     def _say_what_trains_nothing(self, episodes: list[Episode], unsampled: tuple[int, int], step: int,
                                  speak: bool) -> None:
@@ -603,8 +609,13 @@ def check_resumable(out: Path, cfg: GRPOConfig) -> None:
     """A run with checkpoints resumes only with the settings it was started with (as the engine's); one stopped
     before its first complete checkpoint starts over with the settings given now."""
     saved = out / "train_config.json"
-    if last_complete_checkpoint(out / CHECKPOINTS, delete_cut=False) is None or not saved.exists():
+    last = last_complete_checkpoint(out / CHECKPOINTS, delete_cut=False)
+    if last is None or not saved.exists():
         return
+    # transformers saves one random state per process (rng_state_RANK.pth), or rng_state.pth for one
+    was, now = len(list(Path(last).glob("rng_state_*.pth"))) or 1, int(os.environ.get("WORLD_SIZE", "1"))
+    if was != now:
+        raise ValueError(processes_changed(last, was, now))
     changed = changed_settings(json.loads(saved.read_text()), cfg.to_json(), field_defaults(type(cfg)))
     if changed:
         raise ValueError(
