@@ -6,6 +6,7 @@ its BabyAI picture, compare the two agents.  Screenshots go to a temporary folde
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -200,6 +201,20 @@ def test_the_page_in_a_browser_filters_opens_and_compares(results, tmp_path):
             page.wait_for_function("() => [...document.querySelectorAll('.pane .picture img')]"
                                    ".every(i => i.complete && i.naturalWidth > 0)")
             page.screenshot(path=screenshots / "compare.png")
+
+            # a long list is drawn a thousand rows at a time: 130,000 spread into one call overflowed the
+            # stack and the list never drew
+            record = json.loads(results[0].read_text().splitlines()[0])
+            many = tmp_path / "many.jsonl"
+            many.write_text("".join(json.dumps(record | {"item_id": f"{record['env']}_{i}", "data_idx": i}) + "\n"
+                                    for i in range(2_500)))
+            with running_server(create_app([many])) as many_url:
+                page.goto(many_url + "/")
+                page.wait_for_function("document.querySelectorAll('#episodes tbody tr[data-key]').length === 1000")
+                assert page.locator("#count").inner_text() == "2500 episodes"
+                page.locator("#episodes tr.more button").click()
+                page.wait_for_function("document.querySelectorAll('#episodes tbody tr[data-key]').length === 2000")
+                assert page.locator("#episodes tr.more button").inner_text().startswith("show 500 more of 500")
         finally:
             browser.close()
     for name in ("list.png", "episode.png", "compare.png"):

@@ -55,7 +55,7 @@ async function init() {
   fillSelect($("#task-type"), info.task_types);
   if (info.runs.length < 2) $("#compare").disabled = true;
   for (const id of ["#run", "#env", "#task-type", "#success", "#compare"]) {
-    $(id).addEventListener("change", () => loadList());
+    $(id).addEventListener("change", () => loadList().catch(showError));
   }
   await loadList();
 }
@@ -71,17 +71,39 @@ async function loadList() {
   $("#other-head").hidden = compare === "";
   if (compare !== "") $("#other-head").title = `how ${state.runs[compare].label} did on the task`;
   const body = $("#episodes tbody");
-  body.replaceChildren(...rows.map((row) => {
+  body.replaceChildren();
+  showRows(body, rows, 0, compare);
+  $("#count").textContent = `${rows.length} episode${rows.length === 1 ? "" : "s"}`;
+  if (state.key && rows.some((r) => r.key === state.key)) await openEpisode(state.key);
+}
+
+// rows drawn at a time: a page of 100,000 rows took seconds, and spreading 130,000 into one call overflowed
+// the stack (the list never drew)
+const PAGE_ROWS = 1000;
+
+function showRows(body, rows, from, compare) {
+  const rest = document.createDocumentFragment();
+  for (const row of rows.slice(from, from + PAGE_ROWS)) {
     const tr = element("tr", { "data-key": row.key, onclick: () => openEpisode(row.key) },
       element("td", {}, row.item_id), element("td", {}, row.env), element("td", {}, row.task_type),
       element("td", {}, mark(row.success)), element("td", {}, fixed(row.reward)),
       element("td", {}, row.rounds));
     if (compare !== "") tr.append(element("td", { class: "other" }, mark(row.other_success)));
     if (row.key === state.key) tr.classList.add("selected");
-    return tr;
-  }));
-  $("#count").textContent = `${rows.length} episode${rows.length === 1 ? "" : "s"}`;
-  if (state.key && rows.some((r) => r.key === state.key)) await openEpisode(state.key);
+    rest.append(tr);
+  }
+  const left = rows.length - from - PAGE_ROWS;
+  if (left > 0) {
+    const more = element("tr", { class: "more" }, element("td", { colspan: "7" },
+      element("button", { type: "button", onclick: () => { more.remove(); showRows(body, rows, from + PAGE_ROWS, compare); } },
+        `show ${Math.min(left, PAGE_ROWS)} more of ${left} (or filter the list)`)));
+    rest.append(more);
+  }
+  body.append(rest);
+}
+
+function showError(error) {
+  $("#panes").replaceChildren(element("div", { class: "empty" }, `error: ${error.message}`));
 }
 
 async function openEpisode(key) {
@@ -145,6 +167,4 @@ function turnView(turn, index, showPicture) {
   return view;
 }
 
-init().catch((error) => {
-  $("#panes").replaceChildren(element("div", { class: "empty" }, `error: ${error.message}`));
-});
+init().catch(showError);
