@@ -149,6 +149,20 @@ def test_gradient_accumulation_matches_a_big_batch(base_model, data, tmp_path):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-5)
 
 
+def test_examples_are_held_at_4_bytes_a_token_with_the_digest_of_lists(base_model, data, tmp_path):
+    """Python lists of ints took about 40 bytes a token (2.5 GB for 15,000 AgentGym-size conversations); a
+    run's checkpoints record the data's digest, which must not change with the holding."""
+    from array import array
+
+    from agentenv.trainer.engine import data_digest, load_tokenizer
+
+    for packing in (False, True):
+        cfg = config(base_model, data, tmp_path / "bc", packing=packing)
+        examples, _ = build_examples(cfg, load_tokenizer(cfg))
+        assert all(isinstance(v, array) and v.itemsize == 4 for e in examples for v in e.values())
+        assert data_digest(examples) == data_digest([{k: list(v) for k, v in e.items()} for e in examples])
+
+
 def test_accumulation_sees_the_big_batchs_examples_across_an_epochs_end(base_model, data, tmp_path):
     """8 examples in steps of 6: an epoch is 2 steps, the second wrapping round. An epoch was counted in
     micro-batches (3 of 3 examples), so accumulation's step 2 spanned two epochs' examples and every step

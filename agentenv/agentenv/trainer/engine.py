@@ -241,7 +241,7 @@ def data_digest(examples: Sequence[dict[str, Any]]) -> str:
     digest = hashlib.blake2b(digest_size=16)
     for example in examples:
         for key in sorted(example):
-            if isinstance(example[key], list):
+            if isinstance(example[key], list | array.array):  # the same digest for either
                 digest.update(f"{key}:{len(example[key])}:".encode() + array.array("q", example[key]).tobytes())
     return digest.hexdigest()
 
