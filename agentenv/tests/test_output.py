@@ -259,3 +259,15 @@ def test_envs_keep_what_they_build_once_under_the_users_cache_folder(monkeypatch
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.delenv("AGENTENV_WEBSHOP_CACHE", raising=False)
     assert webshop.ShopConfig.from_env().cache_dir == webshop.ShopConfig().cache_dir == tmp_path / "xdg" / "agentenv" / "webshop"
+
+
+def test_under_a_launcher_only_the_first_process_says_the_error(tmp_path, monkeypatch):
+    """Every process of a torchrun met the same refusal and printed it: the log held it N times."""
+    argv = ["train", "bc", "--model", str(tmp_path / "nowhere"), "--data", "x.jsonl", "--output-dir", str(tmp_path / "o")]
+    with pytest.raises(SystemExit) as first:
+        main(argv)
+    assert isinstance(first.value.code, str) and "does not exist" in first.value.code
+    monkeypatch.setenv("RANK", "1")
+    with pytest.raises(SystemExit) as other:
+        main(argv)
+    assert other.value.code == 1

@@ -45,6 +45,10 @@ def _trainer_command(run: Callable[[argparse.Namespace], int]) -> Callable[[argp
     def wrapped(args: argparse.Namespace) -> int:
         try:
             return run(args)
+        except SystemExit as exc:  # a launcher's processes meet the same error: the first one says it
+            if isinstance(exc.code, str) and not first_process():
+                raise SystemExit(1) from None
+            raise
         except KeyboardInterrupt:
             if first_process():
                 where = getattr(args, "output_dir", None) or getattr(args, "out", None)  # (or in --config's file)
