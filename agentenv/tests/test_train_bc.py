@@ -552,6 +552,11 @@ def test_a_resume_over_other_data_or_processes_is_refused_and_settings_before_th
     monkeypatch.setattr(bc, "load_tokenizer", loads)
     with pytest.raises(ValueError, match=r"other settings \(learning_rate\)"):
         train_bc(config(base_model, changed, out, save_every=1, learning_rate=1e-5))
+    for record in ({"processes": 2}, {"format": "DeepSpeed ZeRO-3"}):  # known before the model loads, too
+        state.write_text(json.dumps(saved | {"data": saved["data"] | record}))
+        with pytest.raises(ValueError, match=r"step-3 was saved (by a run of 2 processes|training with DeepSpeed)"):
+            train_bc(config(base_model, changed, out, save_every=1))
+    state.write_text(json.dumps(saved))
     monkeypatch.undo()
     train_bc(config(base_model, changed, out, save_every=1))  # the first run's data and settings: it goes on
     assert [line["step"] for line in read_log(out)] == [1, 2, 3, 4]

@@ -22,6 +22,7 @@ from agentenv.data.trajectory import Trajectory
 from agentenv.trainer.engine import (
     TrainConfig,
     already_trained,
+    check_resumable_launch,
     fit,
     load_model,
     load_tokenizer,
@@ -106,6 +107,7 @@ def train_bc(cfg: BCConfig) -> Path:
         return out
     accelerator = make_accelerator(cfg)
     try:
+        check_resumable_launch(cfg, accelerator)
         tokenizer = load_tokenizer(cfg)
         examples, summary = build_examples(cfg, tokenizer)
         accelerator.print(summary)

@@ -46,6 +46,7 @@ from agentenv.data.trajectory import Trajectory, Turn, numbered_records, read_js
 from agentenv.trainer.engine import (
     TrainConfig,
     already_trained,
+    check_resumable_launch,
     fit,
     latest_checkpoint,
     load_model,
@@ -474,6 +475,7 @@ def train_dpo(cfg: DPOConfig) -> Path:
         raise ValueError(f"{', '.join(map(str, cfg.pairs))} holds no pairs")
     accelerator = make_accelerator(cfg)
     try:
+        check_resumable_launch(cfg, accelerator)
         tokenizer = load_tokenizer(cfg)
         examples, counts = tokenize_pairs(pairs, tokenizer, cfg.max_length, cfg.preference_span)
         if counts.dropped or counts.truncated:

@@ -470,6 +470,29 @@ def checkpoint_format(accelerator) -> str:
     return f"DeepSpeed ZeRO-{zero.get('stage', 0)}"
 
 
+def check_resumable_launch(cfg: TrainConfig, accelerator) -> None:
+    """Refuse, before the data is tokenized and the model loaded (minutes for a large one), to resume a
+    checkpoint of another number of processes or written in another format (:func:`check_launch`)."""
+    checkpoint = latest_checkpoint(cfg.output_dir) if cfg.resume else None
+    if checkpoint is not None:
+        was = json.loads((checkpoint / STATE_FILE).read_text()).get("data")
+        if was:  # a checkpoint from before this record: not checked
+            check_launch(checkpoint, was, accelerator)
+
+
+def check_launch(checkpoint: Path, was: dict[str, Any], accelerator) -> None:
+    """Refuse a checkpoint (its saved ``data`` record: ``was``) of another number of processes (another global
+    batch) or written with or without DeepSpeed, or at another ZeRO stage (neither reads the other's files)."""
+    if was["processes"] != accelerator.num_processes:
+        raise ValueError(processes_changed(checkpoint, was["processes"], accelerator.num_processes))
+    now = checkpoint_format(accelerator)
+    if was.get("format", now) != now:
+        raise ValueError(
+            f"{checkpoint} was saved training with {was['format']}, this run trains with {now}: its optimiser state "
+            "cannot be read across; rerun with the first run's --deepspeed, or with --no-resume to start over"
+        )
+
+
 def processes_changed(checkpoint: Path, was: int, now: int) -> str:
     """Why a checkpoint saved by ``was`` processes is not resumed by ``now``."""
     return (f"{checkpoint} was saved by a run of {was} processes, this one has {now}: a step's batch (batch size "
@@ -521,14 +544,7 @@ def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, befor
     if checkpoint is not None:
         saved = json.loads((checkpoint / STATE_FILE).read_text())  # its settings: checked by fit's already_trained
         was = saved.get("data", data)  # a checkpoint from before this record: not checked
-        if was["processes"] != world:
-            raise ValueError(processes_changed(checkpoint, was["processes"], world))
-        if was.get("format", data["format"]) != data["format"]:  # DeepSpeed's files and accelerate's differ
-            raise ValueError(
-                f"{checkpoint} was saved training with {was['format']}, this run trains with {data['format']}: its "
-                "optimiser state cannot be read across; rerun with the first run's --deepspeed, or with --no-resume "
-                "to start over"
-            )
+        check_launch(checkpoint, was, accelerator)
         if (was["examples"], was["digest"]) != (data["examples"], data["digest"]):
             raise ValueError(
                 f"{checkpoint} was saved training on other data ({was['examples']} examples, now "
