@@ -383,6 +383,13 @@ def test_a_step_whose_every_episode_filled_the_context_before_a_reply_is_refused
     with LocalEnv(env_class("maze")) as maze, pytest.raises(ValueError, match=r"^every episode of step 5 filled "
                                                                               r"--max-length 64 before its first reply"):
         EpisodeRollouts(cfg, {"maze": maze}, tokenizer_of(base_model))(["maze/18", "maze/18"], trainer)
+    # another process's episodes of the step had replies: no process refuses (one refusing alone left the
+    # others waiting for it in TRL's gather, for ever)
+    other = torch.tensor([2, 0, 0, 2, 0])  # its 2 episodes, none overflowed, 2 replies
+    trainer.accelerator.reduce = lambda counts, reduction: counts + other
+    with LocalEnv(env_class("maze")) as maze:
+        out = EpisodeRollouts(cfg, {"maze": maze}, tokenizer_of(base_model))(["maze/18", "maze/18"], trainer)
+    assert len(out["completion_ids"]) == 2
 
 
 def test_a_run_stopped_before_its_first_checkpoint_starts_over_with_the_settings_given(tmp_path):

@@ -149,6 +149,32 @@ def test_gradient_accumulation_matches_a_big_batch(base_model, data, tmp_path):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-5)
 
 
+def test_a_checkpoint_saved_before_the_epoch_was_whole_steps_goes_on_in_its_own_order(
+    base_model, data, tmp_path, monkeypatch
+):
+    """Its steps were counted with an epoch of micro-batches: drawn anew, it was refused as 'a run of 5 steps,
+    this one has 6' with the first run's settings given, or, with --max-steps, went on over other batches."""
+    import agentenv.trainer.engine as engine
+
+    settings = dict(max_steps=0, num_epochs=3, batch_size=3, gradient_accumulation_steps=2, save_every=1,
+                    save_total_limit=10, delete_checkpoints_when_done=False)
+    out = train_bc(config(base_model, data, tmp_path / "bc", **settings))
+    assert [line["step"] for line in read_log(out)] == [1, 2, 3, 4, 5, 6]  # 2 whole steps an epoch
+    (out / "train_state.json").unlink()
+    for late in (4, 5, 6):
+        shutil.rmtree(out / CHECKPOINTS / f"step-{late}", ignore_errors=True)
+    state = out / CHECKPOINTS / "step-3" / "trainer_state.json"
+    saved = json.loads(state.read_text())
+    assert saved["data"]["order"] == 2
+    # as the code before saved it: no order, and 5 steps (an epoch of 3 micro-batches, 9 over 2 a step)
+    state.write_text(json.dumps(saved | {"total_steps": 5, "data": {k: v for k, v in saved["data"].items() if k != "order"}}))
+    drawn, original = [], engine.MicroBatches
+    monkeypatch.setattr(engine, "MicroBatches", lambda *args: drawn.append(args[-1]) or original(*args))
+    train_bc(config(base_model, data, out, **settings))
+    assert drawn == [1] and [line["step"] for line in read_log(out)] == [1, 2, 3, 4, 5]
+    assert json.loads((out / CHECKPOINTS / "step-4" / "trainer_state.json").read_text())["data"]["order"] == 1
+
+
 def test_examples_are_held_at_4_bytes_a_token_with_the_digest_of_lists(base_model, data, tmp_path):
     """Python lists of ints took about 40 bytes a token (2.5 GB for 15,000 AgentGym-size conversations); a
     run's checkpoints record the data's digest, which must not change with the holding."""

@@ -35,8 +35,11 @@ class EnvClient:
     """Talks to the ``/<env>`` routes of an environment server over one keep-alive connection pool.
 
     Connection failures are retried ``retries`` times with exponential backoff: any request whose
-    connection could not be opened, and idempotent GETs on any transport error.  A POST that may have
-    reached the server (a step, say) is never sent twice.  Error answers raise
+    connection could not be opened, and idempotent GETs on any transport error but a read timeout.  A POST
+    that may have reached the server (a step, say) is never sent twice.  ``timeout`` bounds each read: the
+    default outlasts the kit's default call deadline (60 s) by 30 s, so a live server's 504 comes first
+    (:meth:`wait_at_least` for a server whose deadline is longer), and a read timeout means a server that
+    is stopped or stuck (:class:`~agentenv.protocol.ServerHung`).  Error answers raise
     :class:`~agentenv.protocol.EnvError` subclasses named after their status.
 
     ``token`` (default: the ``AGENTENV_TOKEN`` environment variable, as the server reads it) is sent as
@@ -51,7 +54,7 @@ class EnvClient:
         env: str | None = None,
         base_url: str | None = None,
         *,
-        timeout: float = 60.0,
+        timeout: float = 90.0,
         retries: int = 3,
         backoff_s: float = 0.2,
         token: str | None = None,

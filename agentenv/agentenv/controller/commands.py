@@ -177,7 +177,8 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-retries", type=whole_number(0), default=5,
                    help="tries again of a failed model request, with backoff (openai)")
     p.add_argument("--request-timeout", type=seconds, default=120.0,
-                   help="seconds a model request may take, its whole answer (openai; a slow server needs more)")
+                   help="seconds a model request may take, its whole answer (up to twice that where the server "
+                        "goes silent mid-answer; openai; a slow server needs more)")
 
 
 def agent_options(args: argparse.Namespace) -> dict:

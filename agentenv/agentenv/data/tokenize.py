@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -123,9 +124,9 @@ def _render(tokenizer, messages: list[dict[str, str]], generation_prompt: bool =
     try:
         return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=generation_prompt)
     except JinjaError as exc:  # the template's own raise_exception: Gemma's, Mistral's
-        fix = "fold the system text into the first human turn, or" if any(m["role"] == "system" for m in messages) else ""
+        fold = "fold the system text into the first human turn, or " if any(m["role"] == "system" for m in messages) else ""
         raise TemplateError(
-            f"the model's chat template refuses this conversation ({exc}): {fix} train with --template chatml or llama2"
+            f"the model's chat template refuses this conversation ({exc}): {fold}train with --template chatml or llama2"
         ) from None
 
 
@@ -347,7 +348,8 @@ def pack_examples(examples: Sequence[dict[str, list[int]]], max_length: int) -> 
     """Pack tokenized conversations into sequences of at most ``max_length`` tokens (first-fit decreasing).
 
     Each packed row carries ``position_ids`` that restart at 0 for each conversation; the trainers pass
-    them without an attention mask, so transformers keeps the conversations of a row apart.
+    them without an attention mask, so transformers keeps the conversations of a row apart.  Rows hold what
+    the examples hold: lists, or ``array``s of their type code (BC's, 4 bytes a token).
     """
     order = sorted(range(len(examples)), key=lambda i: -len(examples[i]["input_ids"]))
     bins: list[list[int]] = []
@@ -364,13 +366,15 @@ def pack_examples(examples: Sequence[dict[str, list[int]]], max_length: int) -> 
         bins[slot].append(i)
         room[slot] -= n
     packed = []
+    first = examples[0]["input_ids"] if examples else []
+    empty = (lambda: array(first.typecode)) if isinstance(first, array) else list
     for members in bins:
-        row: dict[str, list[int]] = {"input_ids": [], "labels": [], "position_ids": []}
+        row: dict[str, list[int]] = {"input_ids": empty(), "labels": empty(), "position_ids": empty()}
         for i in sorted(members):
             ids = examples[i]["input_ids"]
-            row["input_ids"] += ids
-            row["labels"] += examples[i]["labels"]
-            row["position_ids"] += list(range(len(ids)))
+            row["input_ids"].extend(ids)
+            row["labels"].extend(examples[i]["labels"])
+            row["position_ids"].extend(range(len(ids)))
         packed.append(row)
     return packed
 

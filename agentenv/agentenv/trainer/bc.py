@@ -66,7 +66,7 @@ def build_examples(cfg: BCConfig, tokenizer) -> tuple[list[dict[str, list[int]]]
     # 4 bytes a token, where Python's lists of ints took about 40 (2.5 GB for AgentTraj-L's size)
     examples = [{"input_ids": array("i", r["input_ids"]), "labels": array("i", r["labels"])} for r in tokenized]
     if cfg.packing:
-        examples = [{k: array("i", v) for k, v in row.items()} for row in pack_examples(examples, cfg.max_length)]
+        examples = pack_examples(examples, cfg.max_length)
     chosen = " successful" if cfg.successes_only else ""
     return examples, f"{len(trajectories)}{chosen} trajectories: {stats.report()}"
 

@@ -44,7 +44,8 @@ class BestOfNConfig(EnvSettings):
     api_key: str = ""
     #: tries again of a failed model request, with backoff (openai: agents)
     max_retries: int = 5
-    #: seconds a model request may take, its whole answer (openai: agents; a slow server needs more)
+    #: seconds a model request may take, its whole answer (up to twice that where the server goes silent
+    #: mid-answer; openai: agents; a slow server needs more)
     request_timeout: float = 120.0
 
     def __post_init__(self) -> None:

@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -45,9 +46,9 @@ def _trainer_command(run: Callable[[argparse.Namespace], int]) -> Callable[[argp
     def wrapped(args: argparse.Namespace) -> int:
         try:
             return run(args)
-        except SystemExit as exc:  # a launcher's processes meet the same error: the first one says it
+        except SystemExit as exc:  # which of a launcher's processes says it (an error may be one process's own)
             if isinstance(exc.code, str) and not first_process():
-                raise SystemExit(1) from None
+                raise SystemExit(f"[rank {os.environ['RANK']}] {exc.code}") from None
             raise
         except KeyboardInterrupt:
             if first_process():

@@ -493,6 +493,10 @@ def check_launch(checkpoint: Path, was: dict[str, Any], accelerator) -> None:
         )
 
 
+#: the data order's version: 2 since an epoch is a whole number of optimiser steps (``MicroBatches``)
+DATA_ORDER = 2
+
+
 def processes_changed(checkpoint: Path, was: int, now: int) -> str:
     """Why a checkpoint saved by ``was`` processes is not resumed by ``now``."""
     return (f"{checkpoint} was saved by a run of {was} processes, this one has {now}: a step's batch (batch size "
@@ -506,12 +510,18 @@ def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, befor
 
     out = Path(cfg.output_dir)
     world, rank = accelerator.num_processes, accelerator.process_index
+    checkpoint = latest_checkpoint(out) if cfg.resume else None
+    saved = json.loads((checkpoint / STATE_FILE).read_text()) if checkpoint is not None else {}
+    # a checkpoint saved before an epoch was a whole number of optimiser steps (data order 1) goes on in its
+    # own order: its steps would otherwise be counted and drawn anew
+    version = saved.get("data", {}).get("order", 1) if checkpoint is not None else DATA_ORDER
     # what a checkpoint's steps were drawn from: a resume over other data, or over another number of
     # processes (another global batch), would go on with other batches than the first run's
     data = {"examples": len(examples), "processes": world, "digest": data_digest(examples),
-            "format": checkpoint_format(accelerator)}
+            "format": checkpoint_format(accelerator), "order": version}
     set_seed(cfg.seed)
-    order = MicroBatches(len(examples), cfg.batch_size, world, rank, cfg.seed, cfg.gradient_accumulation_steps)
+    accumulation = cfg.gradient_accumulation_steps if version >= 2 else 1
+    order = MicroBatches(len(examples), cfg.batch_size, world, rank, cfg.seed, accumulation)
     steps = total_steps(cfg, order.per_epoch)
     accum = cfg.gradient_accumulation_steps
 
@@ -540,9 +550,7 @@ def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, befor
     accelerator.register_for_checkpointing(scheduler)
 
     start = 0
-    checkpoint = latest_checkpoint(out) if cfg.resume else None
-    if checkpoint is not None:
-        saved = json.loads((checkpoint / STATE_FILE).read_text())  # its settings: checked by fit's already_trained
+    if checkpoint is not None:  # its settings: checked by fit's already_trained
         was = saved.get("data", data)  # a checkpoint from before this record: not checked
         check_launch(checkpoint, was, accelerator)
         if (was["examples"], was["digest"]) != (data["examples"], data["digest"]):

@@ -328,44 +328,48 @@ class EpisodeRollouts:
             out["env_mask"].append(tokens.env_mask)
             out["env"].append(task.env)
             out["env_reward"].append(reward)
-        totals = self._count_replies(trainer, unsampled, replies)
-        self._say_what_trains_nothing(episodes, totals, trainer.state.global_step + 1,
+        counts = self._step_counts(trainer, episodes, unsampled, replies)
+        self._say_what_trains_nothing(episodes, counts, trainer.state.global_step + 1,
                                       speak=trainer.accelerator.is_main_process)
         out["logprobs"] = None  # sequences are re-tokenised: TRL recomputes log-probabilities itself
         return out
 
-    def _count_replies(self, trainer, unsampled: int, replies: int) -> tuple[int, int]:
-        """The step's untrained replies and replies over every process, added to ``reply_counts``."""
+    def _step_counts(self, trainer, episodes: list[Episode], unsampled: int, replies: int) -> dict[str, int]:
+        """The step's episodes, those that filled the context (``stuck``: before any reply), replies and
+        untrained replies, over every process (each plays its share of the step); the replies are added to
+        ``reply_counts``."""
         import torch
 
-        counts = torch.tensor([unsampled, replies], device=trainer.accelerator.device)
-        unsampled, replies = (int(n) for n in trainer.accelerator.reduce(counts, reduction="sum").tolist())
-        self.reply_counts["replies"] += replies
-        self.reply_counts["untrained_replies"] += unsampled
-        return unsampled, replies
+        overflowed = [ep for ep in episodes if ep.stop_reason == "context_overflow"]
+        local = [len(episodes), len(overflowed), sum(not ep.sampled_ids for ep in overflowed), replies, unsampled]
+        total = trainer.accelerator.reduce(torch.tensor(local, device=trainer.accelerator.device), reduction="sum")
+        counts = dict(zip(("episodes", "overflowed", "stuck", "replies", "untrained_replies"),
+                          (int(n) for n in total.tolist()), strict=True))
+        self.reply_counts["replies"] += counts["replies"]
+        self.reply_counts["untrained_replies"] += counts["untrained_replies"]
+        return counts
 
-    def _say_what_trains_nothing(self, episodes: list[Episode], unsampled: tuple[int, int], step: int,
+    def _say_what_trains_nothing(self, episodes: list[Episode], counts: dict[str, int], step: int,
                                  speak: bool) -> None:
         """Refuse a step whose every episode filled the context before its first reply (the run would train on
-        nothing, step after step); say once a run what else trains nothing."""
-        overflowed = [ep for ep in episodes if ep.stop_reason == "context_overflow"]
-        if episodes and len(overflowed) == len(episodes) and not any(ep.sampled_ids for ep in episodes):
-            prompt = max(ep.meta.get("context_tokens", 0) for ep in episodes)
+        nothing, step after step), on every process at once; say once a run what else trains nothing."""
+        if counts["episodes"] and counts["stuck"] == counts["episodes"]:
+            prompt = max((ep.meta.get("context_tokens", 0) for ep in episodes), default=0)
             raise ValueError(f"every episode of step {step} filled --max-length {self.cfg.max_length} before its "
                              f"first reply (prompts of up to {prompt} tokens, and --max-new-tokens "
                              f"{self.cfg.max_new_tokens} for the reply): raise --max-length")
         if not speak:  # a launcher's other processes: the first one speaks
             return
         notes = []
-        if overflowed and "overflow" not in self._said:
+        if counts["overflowed"] and "overflow" not in self._said:
             self._said.add("overflow")
-            notes.append(f"{len(overflowed)} of {len(episodes)} episodes of step {step} ended with the context full "
-                         f"(--max-length {self.cfg.max_length}): their later rounds are not played")
-        if unsampled[0] and "unsampled" not in self._said:
+            notes.append(f"{counts['overflowed']} of {counts['episodes']} episodes of step {step} ended with the "
+                         f"context full (--max-length {self.cfg.max_length}): their later rounds are not played")
+        if counts["untrained_replies"] and "unsampled" not in self._said:
             self._said.add("unsampled")
-            notes.append(f"{unsampled[0]} of {unsampled[1]} replies of step {step} are not trained: their text "
-                         "tokenises otherwise than the tokens sampled (stripped, cut at a stop string, or a part of a "
-                         "character)")
+            notes.append(f"{counts['untrained_replies']} of {counts['replies']} replies of step {step} are not "
+                         "trained: their text tokenises otherwise than the tokens sampled (stripped, cut at a stop "
+                         "string, or a part of a character)")
         for note in notes:
             print(f"[agentenv] {note} (said once a run)", file=sys.stderr)
 
