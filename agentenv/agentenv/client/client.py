@@ -27,6 +27,8 @@ from agentenv.protocol import (
     error_for,
 )
 
+#: 60 s to connect (a dead host is found as soon as ever); a read 30 s past the kit's default call deadline
+DEFAULT_TIMEOUT = httpx.Timeout(60.0, read=90.0)
 #: seconds a close may take to be answered: the server has the request by then, and finishes it anyway
 CLOSE_TIMEOUT_S = 10.0
 
@@ -36,10 +38,10 @@ class EnvClient:
 
     Connection failures are retried ``retries`` times with exponential backoff: any request whose
     connection could not be opened, and idempotent GETs on any transport error but a read timeout.  A POST
-    that may have reached the server (a step, say) is never sent twice.  ``timeout`` bounds each read: the
-    default outlasts the kit's default call deadline (60 s) by 30 s, so a live server's 504 comes first
-    (:meth:`wait_at_least` for a server whose deadline is longer), and a read timeout means a server that
-    is stopped or stuck (:class:`~agentenv.protocol.ServerHung`).  Error answers raise
+    that may have reached the server (a step, say) is never sent twice.  ``timeout``: seconds for each phase
+    (connect, each read ...).  The default's read, 90 s, outlasts the kit's default call deadline (60 s), so
+    a live server's 504 comes first (:meth:`wait_at_least` for a server whose deadline is longer), and a read
+    timeout means a server that is stopped or stuck (:class:`~agentenv.protocol.ServerHung`).  Error answers raise
     :class:`~agentenv.protocol.EnvError` subclasses named after their status.
 
     ``token`` (default: the ``AGENTENV_TOKEN`` environment variable, as the server reads it) is sent as
@@ -54,7 +56,7 @@ class EnvClient:
         env: str | None = None,
         base_url: str | None = None,
         *,
-        timeout: float = 90.0,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         retries: int = 3,
         backoff_s: float = 0.2,
         token: str | None = None,
