@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from agentenv.cli import HelpWithDefaults, ListOption, temperature, whole_number
+from agentenv.cli import HelpWithDefaults, ListOption, round_limit, temperature, whole_number
 from agentenv.controller.commands import add_agent_options, agent_options, one_line_errors
 from agentenv.controller.stats import average_rate_interval, bootstrap_mean, bootstrap_mean_of_means, wilson
 from agentenv.controller.suites import DEFAULT_SUITE
@@ -148,7 +148,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, metavar="DIR", help="results folder (default: runs/bench/<suite>_<agent>)")
     p.add_argument("--limit", type=_positive_int, help="only the first this many suite tasks per env (a smoke test)")
     p.add_argument("--concurrency", type=_positive_int, default=16, help="episodes run at once, over all envs")
-    p.add_argument("--max-rounds", type=whole_number(0), help="rounds per episode (default, or 0: each env's own)")
+    p.add_argument("--max-rounds", type=round_limit, help="rounds per episode (default, or 0: each env's own)")
     p.add_argument("--temperature", type=temperature, default=0.0, help="sampling temperature of the agent (0: greedy)")
     p.add_argument("--seed", type=int, default=0, help="seeds the sampling (each episode's seed derives from it)")
     add_agent_options(p)
@@ -199,7 +199,7 @@ def run_bench(args: argparse.Namespace) -> int:
         agent = stack.enter_context(agent_from_spec(args.agent, **agent_options(args)))
         out.mkdir(parents=True, exist_ok=True)
         try:
-            report = evaluate(agent, tasks, results, concurrency=args.concurrency, max_rounds=args.max_rounds or None,
+            report = evaluate(agent, tasks, results, concurrency=args.concurrency, max_rounds=args.max_rounds,
                               temperature=args.temperature, seed=args.seed, progress=not args.no_progress,
                               print_table=False, sources=sources, title="bench")
         except KeyboardInterrupt:

@@ -35,6 +35,12 @@ def whole_number(low: int) -> Callable[[str], int]:
     return parse
 
 
+def round_limit(text: str) -> int | None:
+    """An argparse type for ``--max-rounds``: a whole number, 0 for each env's own limit (``None``), as the
+    trainers' settings read it."""
+    return whole_number(0)(text) or None
+
+
 def seconds(text: str) -> float:
     """An argparse type: a number of seconds above 0."""
     try:

@@ -57,6 +57,11 @@ def first_process() -> bool:
     return os.environ.get("RANK", "0") == "0"
 
 
+def process_count() -> int:
+    """How many processes a launcher started for the run (1 without one)."""
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
 def quiet_other_progress_bars() -> None:
     """Other libraries' bars (datasets' map and filter, transformers' weight loading and shard writing) only
     where a person watches: off in a log, where each is a run of carriage returns, and in every process of a

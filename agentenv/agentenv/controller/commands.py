@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from agentenv.cli import HelpWithDefaults, ListOption, seconds, temperature, whole_number
+from agentenv.cli import HelpWithDefaults, ListOption, round_limit, seconds, temperature, whole_number
 from agentenv.controller.sources import EnvSource, LocalEnv, RemoteEnv
 from agentenv.protocol import EnvError, ServerHung, ServerUnreachable, Unauthorized
 
@@ -37,7 +37,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                        formatter_class=HelpWithDefaults)
     p.add_argument("--agent", required=True, help="expert | openai:MODEL@URL | hf:PATH (a model folder, or a Hugging Face Hub name)")
     _add_task_options(p, default_split="test")
-    p.add_argument("--max-rounds", type=whole_number(0), help="rounds per episode (default, or 0: each env's own)")
+    p.add_argument("--max-rounds", type=round_limit, help="rounds per episode (default, or 0: each env's own)")
     p.add_argument("--temperature", type=temperature, default=0.0, help="sampling temperature of the agent (0: greedy)")
     p.add_argument("--seed", type=int, default=0,
                    help="seeds the sampling (each episode's seed derives from it, its task and sample) and --sample")
@@ -51,8 +51,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out-dataset", type=Path, metavar="DIR",
                    help="write a Hugging Face datasets folder instead (parquet shards and a card); without a task "
                    "option each env plays its standard number of train tasks (its dataset_size); --env all: every env")
-    p.add_argument("--max-rounds", type=whole_number(0),
-                   help="rounds per episode (default, or 0: each env's expert's own)")
+    p.add_argument("--max-rounds", type=round_limit, help="rounds per episode (default, or 0: each env's expert's own)")
     p.add_argument("--seed", type=int, default=0, help="seeds --sample")
     p.set_defaults(func=run_collect)
 
@@ -211,7 +210,7 @@ def run_eval(args: argparse.Namespace) -> int:
             return _finish(
                 args,
                 lambda: evaluate(
-                    agent, tasks, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds or None,
+                    agent, tasks, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds,
                     temperature=args.temperature, seed=args.seed, samples_per_task=args.samples,
                     progress=not args.no_progress, sources=sources,
                 ),
@@ -244,7 +243,7 @@ def run_collect(args: argparse.Namespace) -> int:
 
             def run():
                 report = evaluate(
-                    agent, tasks, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds or None,
+                    agent, tasks, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds,
                     temperature=None, progress=not args.no_progress, sources=sources, title="collect",
                 )
                 if args.out_dataset is not None:

@@ -53,7 +53,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import shutil
 import sys
 import warnings
@@ -66,7 +65,7 @@ from agentenv.controller.agents import Agent
 from agentenv.controller.episode import Episode
 from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory, write_json, write_text_atomic
-from agentenv.processes import first_process, quiet_deepspeed_on_cpu
+from agentenv.processes import first_process, process_count, quiet_deepspeed_on_cpu
 from agentenv.trainer.config_args import changed_settings, field_defaults
 from agentenv.trainer.engine import (
     CHECKPOINTS,
@@ -490,7 +489,7 @@ def _train(cfg: GRPOConfig, out: Path, sources: dict[str, EnvSource] | None) -> 
         ]
         # a step plays batch_size x accumulation x processes episodes, num_generations of each task: with fewer
         # tasks TRL's sampler makes no step, and the untrained model was saved as the run's
-        per_step = cfg.batch_size * cfg.gradient_accumulation_steps * int(os.environ.get("WORLD_SIZE", "1"))
+        per_step = cfg.batch_size * cfg.gradient_accumulation_steps * process_count()
         if len(tasks) < per_step // cfg.num_generations:
             raise ValueError(f"{len(tasks)} train tasks, and one step plays {per_step // cfg.num_generations} "
                              f"(--batch-size x --gradient-accumulation-steps x processes / --num-generations "
@@ -617,7 +616,7 @@ def check_resumable(out: Path, cfg: GRPOConfig) -> None:
     if last is None or not saved.exists():
         return
     # transformers saves one random state per process (rng_state_RANK.pth), or rng_state.pth for one
-    was, now = len(list(Path(last).glob("rng_state_*.pth"))) or 1, int(os.environ.get("WORLD_SIZE", "1"))
+    was, now = len(list(Path(last).glob("rng_state_*.pth"))) or 1, process_count()
     if was != now:
         raise ValueError(processes_changed(last, was, now))
     changed = changed_settings(json.loads(saved.read_text()), cfg.to_json(), field_defaults(type(cfg)))
