@@ -218,6 +218,32 @@ def test_a_reply_cut_at_max_new_tokens_is_listed(tiny):
     assert any(expected.values())
 
 
+def test_a_stop_string_ends_the_generation_not_only_the_text(tiny):
+    """A template whose turns end in plain text (ChatML on GPT-2's vocabulary, the llama2 fallback's
+    "[INST]") stopped generating only at max_new_tokens: the stop string cut the reply's text, but every
+    reply cost max_new_tokens.  Each row of a batch now stops once its own text holds a stop string."""
+    _, model, tokenizer = tiny
+    agent = HFAgent(model=model, tokenizer=tokenizer, max_new_tokens=60, chat_format="llama2",
+                    keep_sampled_ids=True)
+    assert "[INST]" in agent.stop_text
+    texts = ["go north [INST] and on" + " and on" * 30, "Thought: far away. Action: wait [INST] more" + " on" * 30]
+    scripts = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
+    ends = [next(k for k in range(len(ids)) if "[INST]" in tokenizer.decode(ids[:k])) for ids in scripts]
+    assert all(end < 40 for end in ends) and ends[0] != ends[1]
+    steps = iter(range(60))
+
+    def scripted(logits, rows, active):  # the model "chooses" each script's next token
+        step = next(steps)
+        return torch.tensor([ids[step] for ids in scripts])
+
+    agent._choose = scripted
+    episodes = make_episodes(2)
+    assert agent.act(episodes) == ["go north", "Thought: far away. Action: wait"]
+    for ep, ids, end in zip(episodes, scripts, ends, strict=True):
+        assert ep.meta["generated_tokens"] == end and ep.sampled_ids[0] == ids[:end]
+        assert "truncated_replies" not in ep.meta
+
+
 def test_release_frees_the_cache(tiny):
     agent = make_agent(tiny)
     episodes = make_episodes(2)

@@ -170,6 +170,8 @@ class HFAgent(Agent):
         # text, where the vocabulary has no such token (GPT-2 trained with --template chatml)
         saved = template_name(getattr(tokenizer, "chat_template", None)) if self.chat_format == "model" else None
         self.stop_text = _STOP_TEXT.get(saved or self.chat_format, [])
+        # tokens a stop string can span at most (each of its tokens decodes to at least one of its characters)
+        self._stop_span = max(map(len, self.stop_text), default=0) + 1
         self._caches: dict[int, _EpisodeCache] = {}
         self._generators: dict[int, torch.Generator] = {}
         #: the last round's buffers per layer, reused by the next round: a fresh buffer of this size costs
@@ -361,6 +363,9 @@ class HFAgent(Agent):
             self.stats["generated_tokens"] += len(producing)  # counted as they come: a live display shows them
             fed = active.clone()  # rows that produced a real token this step
             active &= ~_isin(next_tokens, self.stop_ids)
+            ended = [b for b in producing if self._ends_with_stop_text(generated[b])]
+            if ended:  # a turn ended by plain text (ChatML on a vocabulary without <|im_end|>) ends there
+                active[ended] = False
             if step == self.max_new_tokens - 1 or not active.any():
                 break
             start, width = start + width, 1
@@ -379,6 +384,13 @@ class HFAgent(Agent):
         self._spare = [layer.storage for layer in cache.layers]
         self._generating = 0
         return [self.reply(row.episode, g) for row, g in zip(rows, generated, strict=True)]
+
+    def _ends_with_stop_text(self, token_ids: list[int]) -> bool:
+        """Whether the reply's newest tokens complete one of the stop strings."""
+        if not self.stop_text:
+            return False
+        tail = self.tokenizer.decode(token_ids[-self._stop_span :], skip_special_tokens=True)
+        return any(stop in tail for stop in self.stop_text)
 
     def _choose(self, logits: torch.Tensor, rows: list[_Row], active: torch.Tensor) -> torch.Tensor:
         """Next token per row: argmax, or a sample at the row's temperature with nucleus ``top_p``.
