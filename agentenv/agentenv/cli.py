@@ -153,12 +153,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run a command; as the program itself (no ``argv``), SIGTERM stops it as Ctrl-C does."""
-    if argv is None:
-        from agentenv.processes import interrupt_on_sigterm, quiet_other_progress_bars
+    """Run a command; as the program itself (no ``argv``), SIGTERM stops it as Ctrl-C does, and an interrupted
+    run exits without waiting for the calls it left to a server that stopped answering."""
+    if argv is not None:
+        return _run(argv)
+    from agentenv.processes import exit_past_abandoned_calls, interrupt_on_sigterm, quiet_other_progress_bars
 
-        interrupt_on_sigterm()
-        quiet_other_progress_bars()
+    interrupt_on_sigterm()
+    quiet_other_progress_bars()
+    code = _run(argv)
+    if code == 130:
+        exit_past_abandoned_calls(code)
+    return code
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         args = parse_command_line(build_parser(), argv)  # it imports every command's module: a Ctrl-C may come meanwhile
     except KeyboardInterrupt:

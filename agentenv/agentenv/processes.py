@@ -8,6 +8,7 @@ import logging
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -49,6 +50,17 @@ def interrupt_on_sigterm() -> None:
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def exit_past_abandoned_calls(code: int) -> None:
+    """Exit now with ``code`` where a rollout interrupted by Ctrl-C left calls in flight (to a server that
+    stopped answering): Python's own exit would join their threads, waiting out the client's read timeout
+    (minutes).  The standard streams are flushed first; atexit handlers do not run."""
+    if any(t.name.startswith("rollout") and t.is_alive() for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
 
 
 def first_process() -> bool:

@@ -210,3 +210,61 @@ def test_a_reply_the_server_refuses_is_the_agents_failure_and_odd_text_is_kept(t
     for ep in episodes:
         append_trajectory(tmp_path / "out.jsonl", ep.trajectory)
     assert sorted(t.data_idx for t in read_trajectories(tmp_path / "out.jsonl")) == [0, 1]
+
+
+@pytest.mark.parametrize("hangs", ["step", "expert_action"])
+def test_ctrl_c_leaves_the_calls_of_a_server_that_stopped_answering(hangs, monkeypatch):
+    """Ctrl-C waited for every call in flight, and a server that took a call and never answered (a stopped
+    process, a stuck simulator) holds one to the client's read timeout: a BabyAI eval took 218 s to stop.
+    Now the calls in flight and the closes get INTERRUPTED_WAIT_S; what they hold is freed once the server
+    answers again."""
+    import signal
+    import threading
+    import time
+
+    from agentenv.controller import rollout
+
+    monkeypatch.setattr(rollout, "INTERRUPTED_WAIT_S", 1.0)
+    answer = threading.Event()
+    main = threading.main_thread().ident
+
+    def hang(self, *args):
+        if self.secret == 3:  # Ctrl-C once this call is in flight, which answers only at the end of the test
+            threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT)).start()
+            answer.wait(60)
+        return getattr(GuessEnv, hangs)(self, *args)
+
+    stopping = type("Stopping", (GuessEnv,), {hangs: hang})
+    agent = ExpertAgent() if hangs == "expert_action" else Recording()
+    with running_server([stopping]) as url, RemoteEnv("guess", [url]) as source:
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            Rollout(agent, {"guess": source}, concurrency=4).run([RolloutTask("guess", i) for i in range(8)])
+        waited = time.monotonic() - started
+        answer.set()
+        agent.close()
+        assert waited < 20, f"the run waited {waited:.0f} s for a call the server never answered"
+        deadline = time.monotonic() + 20
+        while httpx.get(f"{url}/guess/info").json()["live_sessions"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert httpx.get(f"{url}/guess/info").json()["live_sessions"] == 0
+
+
+def test_an_interrupted_program_exits_past_the_calls_it_left():
+    """Python's exit joins every thread a thread pool started: the rollout's calls left to a hung server
+    would hold the program to their read timeout after Ctrl-C."""
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import threading, time\n"
+        "from agentenv.processes import exit_past_abandoned_calls\n"
+        "threading.Thread(target=time.sleep, args=(60,), name='rollout_0').start()\n"
+        "print('interrupted: rerun to resume')\n"
+        "exit_past_abandoned_calls(130)\n"
+    )
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=50)
+    assert (done.returncode, done.stdout) == (130, "interrupted: rerun to resume\n")
+    assert time.monotonic() - started < 30

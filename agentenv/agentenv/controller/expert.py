@@ -19,12 +19,21 @@ class ExpertAgent(Agent):
 
     def __init__(self, concurrency: int = 16) -> None:
         self.concurrency = concurrency
+        self._pool: ThreadPoolExecutor | None = None
 
     def act(self, episodes: list[Episode]) -> list[str]:
         if len(episodes) <= 1:
             return [self._reply(ep) for ep in episodes]
-        with ThreadPoolExecutor(min(self.concurrency, len(episodes))) as pool:
-            return list(pool.map(self._reply, episodes))
+        if self._pool is None:
+            # named as the rollout's threads: after Ctrl-C a call to a server that stopped answering is left
+            # behind with theirs (agentenv.processes.exit_past_abandoned_calls), not waited for
+            self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="rollout-expert")
+        return list(self._pool.map(self._reply, episodes))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
 
     @staticmethod
     def _reply(episode: Episode) -> str:

@@ -10,7 +10,9 @@ task left the same way.  When every server of an env is full (429), the task wai
 run learns how many episodes of that env the servers hold and runs no more at once.
 
 Sessions are opened once per slot and reused with ``reset`` for the next task of the same environment, and
-every session is closed when the run ends, also on an exception or Ctrl-C.
+every session is closed when the run ends, also on an exception or Ctrl-C.  After Ctrl-C the calls in flight
+and the closes get ``INTERRUPTED_WAIT_S`` seconds: a server that stopped answering would hold them to the
+client's read timeout (minutes), and its TTL frees what they leave.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import threading
 import time
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +40,9 @@ FULL_RETRY_S, FULL_WAIT_S = 2.0, 600.0
 #: statuses with which a server refuses a step's reply itself: 422 (invalid, e.g. over the length limit),
 #: 413 (a body over the server's size limit)
 REFUSED_REPLY = (413, 422)
+
+#: after Ctrl-C, how long the calls in flight and the sessions' closes may take before the run leaves them
+INTERRUPTED_WAIT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,7 @@ class Rollout:
         idle: dict[str, list[Session]] = defaultdict(list)
         finished: list[Episode] = []
         self._held: set[Session] = set()  # every session opened and not yet closed
+        self._calls: list[Future] = []  # the opens or steps in flight
         pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="rollout")
 
         def finish(ep: Episode) -> None:
@@ -129,6 +135,7 @@ class Rollout:
                 on_finish(ep)
 
         full_since: float | None = None  # since when full servers have refused every start, nothing live
+        interrupted = False
         try:
             while pending or live:
                 starting = self._take(pending, live)
@@ -167,23 +174,32 @@ class Rollout:
                 self._warn_of_a_first_prompt_too_long(live)
                 stepping = [(ep, reply) for ep, reply in zip(live, replies, strict=True) if not ep.finished]
                 t0 = time.perf_counter()
-                list(pool.map(lambda pair: self._step(*pair), stepping))
+                self._each(pool, self._step, stepping)
                 self.timing["env_s"] += time.perf_counter() - t0
                 ended = [ep for ep in live if ep.finished]
                 live = [ep for ep in live if not ep.finished]
                 self.live_episodes = len(live)  # before on_finish, whose progress line reads it
                 for ep in ended:
                     finish(ep)
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
         finally:
             self.live_episodes = 0
-            # let in-flight opens and steps land first, so no session they create escapes the close below
-            pool.shutdown(wait=True, cancel_futures=True)
             for ep in live:
                 self.agent.release(ep)
+            # let in-flight opens and steps land first, so no session they create escapes the close below;
+            # after Ctrl-C for a few seconds only (a hung server's call lasts to the client's read timeout)
+            limit = INTERRUPTED_WAIT_S if interrupted else None
+            deadline = time.monotonic() + (limit or 0)
+            pool.shutdown(wait=not interrupted, cancel_futures=True)
+            wait(self._calls, timeout=limit)
             left = list(self._held)
             if left:
-                with ThreadPoolExecutor(min(len(left), 32)) as closer:
-                    list(closer.map(self._close, left))
+                closer = ThreadPoolExecutor(min(len(left), 32), thread_name_prefix="rollout-close")
+                closes = [closer.submit(self._close, session) for session in left]
+                closer.shutdown(wait=False)
+                wait(closes, timeout=max(0.0, deadline - time.monotonic()) if interrupted else None)
         return finished
 
     # --- steps of the loop -----------------------------------------------------------------------
@@ -236,10 +252,15 @@ class Rollout:
                 self._close(idle[env].pop())
                 excess -= 1
         t0 = time.perf_counter()
-        episodes = list(pool.map(self._open, tasks, reused))
+        episodes = self._each(pool, self._open, list(zip(tasks, reused, strict=True)))
         self.timing["env_s"] += time.perf_counter() - t0
         refused = [task for task, ep in zip(tasks, episodes, strict=True) if ep is None]
         return [ep for ep in episodes if ep is not None], refused
+
+    def _each(self, pool: ThreadPoolExecutor, call: Callable[..., Any], arguments: list[tuple]) -> list[Any]:
+        """``call`` with each tuple of arguments on the pool, in order, the calls kept while in flight."""
+        self._calls = [pool.submit(call, *args) for args in arguments]
+        return [future.result() for future in self._calls]
 
     def _open(self, task: RolloutTask, session: Session | None) -> Episode | None:
         """The task's episode, reset; ``None`` when every server of its env is full."""
