@@ -52,10 +52,12 @@ _FENCE = re.compile(r"\A```[\w+-]*[^\S\n]*\n(.*?)\n?```\Z", re.DOTALL)
 
 def unwrap_action(action: str) -> str:
     """``action`` without what a model wraps around the whole of it: a code fence (its language label too),
-    one pair of backticks or of double quotes, or a lone closing quote (copied from an instruction that quotes
-    its reply layout).  An action with quotes or backticks of its own (JSON, SQL) is left as it is."""
+    one pair of backticks or of double quotes, or a lone closing quote or fence (of quotes or a fence around
+    the whole reply).  An action with quotes or backticks of its own (JSON, SQL) is left as it is."""
     if (fenced := _FENCE.match(action)) is not None:
         action = fenced.group(1).strip()
+    if action.endswith("```") and action.count("```") == 1:
+        action = action[:-3].rstrip()
     for mark in ("`", '"'):
         if len(action) > 2 and action[0] == action[-1] == mark and action.count(mark) == 2:
             action = action[1:-1].strip()

@@ -130,6 +130,8 @@ def test_agent_from_spec():
         ('Action:\nfinish with Action Input: {"answer": "x"}', 'finish with Action Input: {"answer": "x"}'),
         ('Action:\nSELECT a FROM t WHERE b = "x"', 'SELECT a FROM t WHERE b = "x"'),
         ("Action:\n``", "``"),
+        ("```\nThought: x\nAction: move up\n```", "move up"),  # a fence around the whole reply
+        ("```text\nThought: x\n\nAction:\nmove up\n```", "move up"),
     ],
 )
 def test_markup_around_a_whole_action_is_taken_off(reply, action):

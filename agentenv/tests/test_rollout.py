@@ -184,32 +184,35 @@ def test_more_episodes_than_the_server_holds_wait_for_a_place_instead_of_failing
 def test_a_reply_the_server_refuses_is_the_agents_failure_and_odd_text_is_kept(tmp_path):
     """A reply over the protocol's length limit gets 422: the episode is recorded as the agent's failure
     (a rerun would fail the same way), not dropped as an env error; a lone surrogate (an escape some
-    endpoints return) is replaced, so the reply can be sent and saved."""
+    endpoints return) is replaced, so the reply can be sent and saved.  What is no part of the reply, a
+    reasoning block or an observation the model made up, is not sent: it does not count to the limit."""
     from agentenv.data.trajectory import append_trajectory, read_trajectories
 
     class Odd(Agent):
         name = "odd"
 
         def act(self, episodes):
-            return [
-                "Thought:\n" + "hmm " * 25_001 + "\n\nAction:\nguess 0"
-                if ep.data_idx == 0
-                else "Thought:\nsmile \ud83d\n\nAction:\nguess 1"
-                for ep in episodes
-            ]
+            return [{
+                0: "Thought:\n" + "hmm " * 25_001 + "\n\nAction:\nguess 0",
+                1: "Thought:\nsmile \ud83d\n\nAction:\nguess 1",
+                2: "<think>" + "hmm " * 30_000 + "</think>\nThought: x\n\nAction:\nguess 2",
+                3: "Thought: x\n\nAction:\nguess 3\nObservation: " + "y" * 120_000,
+            }[ep.data_idx] for ep in episodes]
 
     with running_server([GuessEnv]) as url, RemoteEnv("guess", [url]) as source:
-        episodes = Rollout(Odd(), {"guess": source}, concurrency=2).run([RolloutTask("guess", i) for i in (0, 1)])
+        episodes = Rollout(Odd(), {"guess": source}, concurrency=4).run([RolloutTask("guess", i) for i in range(4)])
         live = httpx.get(f"{url}/guess/info").json()["live_sessions"]
     by_idx = {ep.data_idx: ep for ep in episodes}
     refused = by_idx[0]
     assert (refused.stop_reason, refused.success, refused.rounds) == ("invalid_reply", False, 0)
     assert "422" in refused.error and refused.trajectory.meta["stop_reason"] == "invalid_reply"
     assert by_idx[1].success and "smile ?" in by_idx[1].trajectory.conversations[-1].value
+    for long in (by_idx[2], by_idx[3]):  # the trajectory keeps the whole reply
+        assert long.success and len(long.trajectory.conversations[-1].value) > 120_000
     assert live == 0
     for ep in episodes:
         append_trajectory(tmp_path / "out.jsonl", ep.trajectory)
-    assert sorted(t.data_idx for t in read_trajectories(tmp_path / "out.jsonl")) == [0, 1]
+    assert sorted(t.data_idx for t in read_trajectories(tmp_path / "out.jsonl")) == [0, 1, 2, 3]
 
 
 @pytest.mark.parametrize("hangs", ["step", "expert_action"])

@@ -109,6 +109,26 @@ def test_records_with_values_of_the_wrong_kind_are_refused_naming_the_record(tmp
     assert [t["reward"] for t in replies] == [None, 1]  # a reward that is no number is shown as none
 
 
+def test_a_lone_surrogate_in_a_results_file_is_read_as_a_replacement_character(tmp_path, caplog):
+    """JSON's escape of half a UTF-16 pair (\\ud800, written by another tool's json.dumps) is no character: the
+    viewer answered 500 on its episode, and BC training stopped with an error naming no file."""
+    from agentenv.data.trajectory import read_trajectories
+
+    turns = [{"from": "human", "value": "x \ud800"}, {"from": "gpt", "value": "Action: up \udfff"},
+             {"from": "human", "value": "ok \U0001f600"}]
+    record = {"item_id": "maze_1", "conversations": turns, "reward": 1.0, "success": True, "meta": {"\ud83d": "\ud83d"}}
+    path = tmp_path / "lone.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    assert "\\ud800" in path.read_text() and "\\ud83d\\ude00" in path.read_text()  # the pair is one character
+    (traj,) = read_trajectories(path)
+    assert [t.value for t in traj.conversations] == ["x \ufffd", "Action: up \ufffd", "ok \U0001f600"]
+    assert traj.meta["\ufffd"] == "\ufffd"
+    assert "lone.jsonl: line 1 holds 4 lone UTF-16 surrogate(s)" in caplog.text
+    client = TestClient(create_app([path]), base_url="http://127.0.0.1")
+    episode = client.get("/api/episode", params={"run": 0, "key": "maze_1#0"})
+    assert episode.status_code == 200 and episode.json()["turns"][0]["value"] == "x \ufffd"
+
+
 def test_view_refuses_a_missing_file_in_one_line(tmp_path):
     out = subprocess.run([sys.executable, "-m", "agentenv.cli", "view", str(tmp_path / "none.jsonl")],
                          capture_output=True, text=True, timeout=120)

@@ -32,6 +32,7 @@ from agentenv.controller.sources import EnvSource
 from agentenv.data.trajectory import Trajectory
 from agentenv.env import info_splits
 from agentenv.protocol import EnvError, ServerFull, ServerUnreachable
+from agentenv.react import reply_text
 
 #: while every server of an env is full with other clients' sessions, a start is tried again every
 #: FULL_RETRY_S seconds, for FULL_WAIT_S seconds at most
@@ -289,7 +290,7 @@ class Rollout:
         reply = reply.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate can be neither sent nor saved
         ep.trajectory.add_reply(reply)
         try:
-            out = ep.session.step(reply)
+            out = ep.session.step(reply_text(reply))  # a reasoning block counts to no limit of the server's
         except Exception as exc:
             # a reply the server refused itself (too long) is the agent's failure, recorded as such, rather
             # than an env error that every rerun would repeat

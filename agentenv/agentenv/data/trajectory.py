@@ -12,6 +12,7 @@ import json
 import logging
 import math
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -198,7 +199,7 @@ def _jsonl_lines(path: str | os.PathLike, strict: bool) -> Iterator[tuple[int, A
             if not line:
                 continue
             try:
-                yield number, json.loads(line)
+                record = json.loads(line)
             except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, nested too deep for Python
                 if strict:
                     if isinstance(exc, json.JSONDecodeError):
@@ -209,6 +210,31 @@ def _jsonl_lines(path: str | os.PathLike, strict: bool) -> Iterator[tuple[int, A
                 if (str(path), number) not in _warned_lines:
                     _warned_lines.add((str(path), number))
                     log.warning("%s: skipped line %d, which is not JSON (cut short by a kill?)", path, number)
+                continue
+            if b"\\ud" in line or b"\\uD" in line:  # an escaped UTF-16 surrogate: alone (\ud800) it is no character
+                record, lone = _lone_surrogates_replaced(record)
+                if lone and (str(path), number) not in _warned_lines:
+                    _warned_lines.add((str(path), number))
+                    log.warning("%s: line %d holds %d lone UTF-16 surrogate(s), no character: read as U+FFFD",
+                                path, number, lone)
+            yield number, record
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins a pair into its character: these stand alone
+
+
+def _lone_surrogates_replaced(value: Any) -> tuple[Any, int]:
+    """``value`` (a JSON value) with every lone surrogate replaced by U+FFFD, and how many there were: such a
+    string can be neither tokenised, nor written as UTF-8, nor sent."""
+    if isinstance(value, str):
+        return _SURROGATE.subn("\ufffd", value)
+    if isinstance(value, list):
+        items = [_lone_surrogates_replaced(v) for v in value]
+        return [v for v, _ in items], sum(n for _, n in items)
+    if isinstance(value, dict):
+        items = [(_lone_surrogates_replaced(k), _lone_surrogates_replaced(v)) for k, v in value.items()]
+        return {k: v for (k, _), (v, _) in items}, sum(a + b for (_, a), (_, b) in items)
+    return value, 0
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
