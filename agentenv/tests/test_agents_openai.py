@@ -221,6 +221,30 @@ def test_close_does_not_wait_out_the_retries():
     assert len(fake.requests) == 2
 
 
+def test_an_interrupted_call_stops_its_requests_and_frees_their_slots():
+    """In a notebook the agent outlives an interrupted cell: its requests went on being retried in the
+    background, holding the slots the next cell's requests wait for."""
+    import signal
+
+    fake = FakeModelServer(always_fail=True)
+    with serving(fake.app) as url:
+        agent = OpenAIAgent("tiny", url, max_retries=5, backoff_s=0.5, max_backoff_s=0.5, concurrency=2)
+        main = threading.main_thread().ident
+        timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            run_guess(agent, [0, 1], concurrency=2)
+        time.sleep(1.5)  # three backoffs: the requests would have been sent again by now
+        sent = len(fake.requests)
+        time.sleep(1.0)
+        assert len(fake.requests) == sent <= 4
+        fake.always_fail = False
+        started = time.monotonic()
+        assert len(run_guess(agent, [0, 1], max_rounds=1, concurrency=2)) == 2  # the slots are free
+        assert time.monotonic() - started < 5
+        agent.close()
+
+
 @pytest.mark.parametrize(
     "bad_body",
     ["{not json", "<html>bad gateway</html>", "[1, 2]", '{"choices": []}', '{"choices": ["hi"]}',

@@ -105,6 +105,7 @@ class OpenAIAgent(Agent):
         self._slots = threading.BoundedSemaphore(concurrency)  # requests in flight, whoever calls act
         self._lock = threading.Lock()
         self._closing = threading.Event()
+        self._stops: set[threading.Event] = set()  # one per act call in progress: set, its requests stop
         #: request counts since construction
         self.stats = {"requests": 0, "retries": 0, "prompt_tokens": 0, "completion_tokens": 0}
         self._in_flight = 0
@@ -113,19 +114,29 @@ class OpenAIAgent(Agent):
     def act(self, episodes: list[Episode]) -> list[str]:
         # a daemon thread a request: a run that stops (Ctrl-C, an endpoint's refusal) exits at once, where a
         # pool's threads are waited for at exit until their requests return (up to --request-timeout)
+        # a call that ends early (Ctrl-C in a notebook, a refusal) sets `stop`: its requests are not sent again,
+        # nor do they hold their slots through the backoffs, for the agent's next call
+        stop = threading.Event()
+        with self._lock:
+            self._stops.add(stop)
         futures: list[Future[str]] = [Future() for _ in episodes]
-        for episode, future in zip(episodes, futures, strict=True):
-            threading.Thread(target=self._answer, args=(episode, future), name="openai-agent", daemon=True).start()
-        done, _ = wait(futures, return_when=FIRST_EXCEPTION)  # a refusal ends the run without waiting the rest out
-        for future in futures:
-            if future in done and future.exception() is not None:
-                raise future.exception()
-        return [future.result() for future in futures]
+        try:
+            for episode, future in zip(episodes, futures, strict=True):
+                threading.Thread(target=self._answer, args=(episode, future, stop), name="openai-agent", daemon=True).start()
+            done, _ = wait(futures, return_when=FIRST_EXCEPTION)  # a refusal ends the run without waiting the rest out
+            for future in futures:
+                if future in done and future.exception() is not None:
+                    raise future.exception()
+            return [future.result() for future in futures]
+        finally:
+            stop.set()
+            with self._lock:
+                self._stops.discard(stop)
 
-    def _answer(self, episode: Episode, future: Future[str]) -> None:
+    def _answer(self, episode: Episode, future: Future[str], stop: threading.Event) -> None:
         try:
             with self._slots:
-                future.set_result(self._reply(episode))
+                future.set_result(self._reply(episode, stop))
         except BaseException as exc:
             future.set_exception(exc)
 
@@ -146,6 +157,9 @@ class OpenAIAgent(Agent):
         # Don't wait out the retries of requests in flight (an interrupted run against a stalled endpoint
         # would hang for minutes): they stop at their next attempt or backoff, and their threads are daemons.
         self._closing.set()
+        with self._lock:
+            for stop in self._stops:
+                stop.set()
         self._client.close()
 
     def request_body(self, episode: Episode) -> dict[str, Any]:
@@ -160,11 +174,13 @@ class OpenAIAgent(Agent):
         }
         return body | self.extra_body
 
-    def _reply(self, episode: Episode) -> str:
+    def _reply(self, episode: Episode, stop: threading.Event) -> str:
         body = self.request_body(episode)
         for attempt in range(self.max_retries + 1):
             if self._closing.is_set():
                 raise AgentError(f"{self.url}: the agent was closed")
+            if stop.is_set():
+                raise AgentError(f"{self.url}: the call asking for this reply ended (interrupted, or another failed)")
             retry_after = None
             try:
                 with self._lock:
@@ -214,7 +230,7 @@ class OpenAIAgent(Agent):
                 with self._lock:
                     self.stats["retries"] += 1
                 delay = min(self.max_backoff_s, self.backoff_s * 2**attempt) * random.uniform(0.5, 1.0)
-                self._closing.wait(max(delay, retry_after or 0.0))
+                stop.wait(max(delay, retry_after or 0.0))
         tries = self.max_retries + 1
         raise AgentError(f"{self.url}: gave up after {tries} attempt{'s' * (tries > 1)}; last: {failure}")
 
