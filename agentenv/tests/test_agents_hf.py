@@ -244,6 +244,19 @@ def test_a_stop_string_ends_the_generation_not_only_the_text(tiny):
         assert "truncated_replies" not in ep.meta
 
 
+def test_two_runs_sharing_the_agent_answer_as_each_would_alone(tiny):
+    """Two evaluations in threads of one notebook, one agent: their generations shared its buffers, and
+    greedy replies changed with no error."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    agent = make_agent(tiny)
+    alone = [play(agent, make_episodes(3, offset), rounds=3) for offset in (0, 3)]
+    for _ in range(3):
+        with ThreadPoolExecutor(2) as pool:
+            together = list(pool.map(lambda offset: play(agent, make_episodes(3, offset), rounds=3), (0, 3)))
+        assert together == alone
+
+
 def test_release_frees_the_cache(tiny):
     agent = make_agent(tiny)
     episodes = make_episodes(2)

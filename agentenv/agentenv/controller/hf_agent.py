@@ -25,6 +25,7 @@ import hashlib
 import inspect
 import os
 import sys
+import threading
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -180,6 +181,8 @@ class HFAgent(Agent):
         #: token counts since construction: prompt tokens fed to the model vs taken from the cache
         self.stats = {"prefilled_tokens": 0, "reused_tokens": 0, "generated_tokens": 0}
         self._generating = 0  # episodes in the batch being generated now
+        # one call at a time: two runs sharing the agent (threads of a notebook) would share its buffers
+        self._acting = threading.RLock()
 
     # --- prompts ---------------------------------------------------------------------------------
     def _pick_chat_format(self, chat_format: str) -> str:
@@ -252,6 +255,10 @@ class HFAgent(Agent):
 
     # --- the Agent interface ---------------------------------------------------------------------
     def act(self, episodes: list[Episode]) -> list[str]:
+        with self._acting:
+            return self._act(episodes)
+
+    def _act(self, episodes: list[Episode]) -> list[str]:
         replies = [""] * len(episodes)
         rows: list[tuple[int, _Row]] = []
         prompts = self.encode_prompts([ep.messages() for ep in episodes])
@@ -270,10 +277,11 @@ class HFAgent(Agent):
         return {"in_flight": self._generating, "tokens": self.stats["generated_tokens"]}
 
     def release(self, episode: Episode) -> None:
-        self._caches.pop(episode.uid, None)
-        self._generators.pop(episode.uid, None)
-        if not self._caches:
-            self._spare = []
+        with self._acting:
+            self._caches.pop(episode.uid, None)
+            self._generators.pop(episode.uid, None)
+            if not self._caches:
+                self._spare = []
 
     def settings(self) -> dict[str, Any]:
         return {
