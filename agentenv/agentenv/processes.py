@@ -48,6 +48,20 @@ def interrupt_on_sigterm() -> None:
         signal.signal(sig, _interrupt)
 
 
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """:func:`interrupt_on_sigterm` for the block only: the handlers from before come back after it (a
+    server served from a notebook's or a script's own process leaves its signals as it found them)."""
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    interrupt_on_sigterm()
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            if handler is not None:  # None: set outside Python, which cannot be put back from here
+                signal.signal(sig, handler)
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 

@@ -1094,3 +1094,44 @@ def test_a_session_opened_while_its_client_closes_is_closed_too():
         client.close()
         session.close()  # closed with its client: no RuntimeError from the closed connection pool
         assert session.closed and http.get("/info").json()["live_sessions"] == 0
+
+
+def test_serve_from_python_refuses_what_it_cannot_do_and_leaves_the_signals_as_they_were():
+    """``agentenv.server.serve`` called from a notebook: a port in use raised SystemExit (past ``except
+    Exception``), a running event loop failed inside uvicorn after "serving ..." was printed, workers > 1
+    off the main thread failed in ``signal``, and a supervisor left SIGTERM raising KeyboardInterrupt."""
+    import asyncio
+    import signal
+    import threading
+
+    from agentenv.processes import sigterm_interrupts
+    from agentenv.server import CannotServe, serve
+
+    with running_server(CounterEnv) as url:
+        port = int(url.rsplit(":", 1)[1])
+        with pytest.raises(CannotServe, match=f"port {port} on 127.0.0.1 already serves counter"):
+            serve("maze", port=port)
+
+    async def in_a_notebook():
+        serve("maze", port=port)
+
+    with pytest.raises(CannotServe, match="this thread runs an event loop .* agentenv.server.ServerProcesses"):
+        asyncio.run(in_a_notebook())
+    failed: list[BaseException] = []
+    thread = threading.Thread(target=lambda: failed.extend(_raised(serve, "maze", port=port, workers=2)))
+    thread.start()
+    thread.join(30)
+    assert isinstance(failed[0], CannotServe) and "main thread" in str(failed[0])
+
+    before = signal.getsignal(signal.SIGTERM)
+    with sigterm_interrupts():
+        assert signal.getsignal(signal.SIGTERM) is not before
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def _raised(call, *args, **kwargs) -> list[BaseException]:
+    try:
+        call(*args, **kwargs)
+    except BaseException as exc:  # noqa: BLE001 - the test inspects it
+        return [exc]
+    return []

@@ -96,11 +96,12 @@ def _list(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from agentenv.registry import UnknownEnv
-    from agentenv.server.launcher import serve
+    from agentenv.server.launcher import CannotServe, serve
+    from agentenv.server.workers import WorkerExited
 
     try:
         serve(args.env, host=args.host, port=args.port, log_level=args.log_level, **_server_settings(args))
-    except UnknownEnv as exc:
+    except (UnknownEnv, CannotServe, WorkerExited) as exc:
         raise SystemExit(f"error: {exc}") from None
     return 0
 

@@ -28,6 +28,10 @@ from .auth import is_loopback, resolve_token
 PARENT_PID_VAR = "AGENTENV_PARENT_PID"
 
 
+class CannotServe(RuntimeError):
+    """A server cannot start as asked: its port is taken, its host needs a token, or the caller cannot block."""
+
+
 def stop_when_orphaned(
     parent_pid: int, interval_s: float = 0.5, on_orphaned: Callable[[], None] | None = None
 ) -> None:
@@ -57,16 +61,31 @@ def serve(
 ) -> None:
     """Serve env ``name`` (or a server group such as ``lmrlgym``) until interrupted, on ``workers`` processes
     (:mod:`agentenv.server.workers`); ``settings`` are :func:`~agentenv.server.app.create_app`'s
-    (``max_sessions``, ``ttl_s``, ``deadline_s``, ``token`` ...)."""
+    (``max_sessions``, ``ttl_s``, ``deadline_s``, ``token`` ...).  It blocks: a notebook or an asyncio program
+    starts servers with :class:`ServerProcesses` instead.  A port in use, a host that needs a token or such a
+    caller raise :class:`CannotServe`."""
+    import asyncio
+
     import uvicorn
 
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # none running: the usual case
+        pass
+    else:
+        raise CannotServe(
+            "serve blocks until interrupted, and this thread runs an event loop (a notebook's): start the "
+            "server with agentenv.server.ServerProcesses, or `agentenv up` in a terminal"
+        )
+    if workers > 1 and threading.current_thread() is not threading.main_thread():
+        raise CannotServe("serve with workers > 1 runs in the main thread (its supervisor handles signals)")
     if PARENT_PID_VAR in os.environ:  # started by ServerProcesses: do not outlive it
         stop_when_orphaned(int(os.environ[PARENT_PID_VAR]))
 
     envs = [env_class(env) for env in server_members(name)]
     port = port or default_port(name)
     if problem := _cannot_bind(host, port, name) or open_without_token(host, settings.get("token")):
-        raise SystemExit(f"error: {problem}")
+        raise CannotServe(problem)
     settings["loopback_only"] = is_loopback(host)
     if PARENT_PID_VAR not in os.environ:  # `up` and the other starters print their own URLs
         routes = ", ".join(f"/{cls.name}/" for cls in envs)
@@ -133,7 +152,7 @@ class ServerProcesses:
         # another server on the port would answer our health checks while our own one fails to bind
         for name, port in self.ports.items():
             if problem := _cannot_bind(self.host, port, name):
-                raise RuntimeError(f"cannot start server {name!r}: {problem}")
+                raise CannotServe(f"cannot start server {name!r}: {problem}")
         for name in self.names:
             server_members(name)  # an unknown name is refused here, not by a child that then exits
         try:

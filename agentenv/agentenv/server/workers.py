@@ -346,10 +346,20 @@ def serve_workers(
     **settings: Any,
 ) -> None:
     """Serve ``envs`` on ``host:port`` with ``workers`` processes until interrupted (SIGTERM, Ctrl-C) or until
-    a worker exits (then ``SystemExit``); ``settings`` are :func:`~agentenv.server.app.create_app`'s."""
-    from agentenv.processes import interrupt_on_sigterm
+    a worker exits (then :class:`WorkerExited`); ``settings`` are :func:`~agentenv.server.app.create_app`'s.
+    It runs in the main thread (it handles SIGTERM, whose handlers it puts back when it returns)."""
+    from agentenv.processes import sigterm_interrupts
 
-    interrupt_on_sigterm()
+    with sigterm_interrupts():
+        _supervise(envs, host, port, workers, log_level, stop_timeout_s, settings)
+
+
+class WorkerExited(RuntimeError):
+    """A worker of ``serve --workers N`` exited by itself: the server stopped."""
+
+
+def _supervise(envs: Sequence[type[Environment]], host: str, port: int, workers: int, log_level: str,
+               stop_timeout_s: float, settings: dict[str, Any]) -> None:
     spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: no threads or locks inherited
     with tempfile.TemporaryDirectory(prefix="agentenv-workers-") as private:  # mode 0700: only this user
         peers = [os.path.join(private, f"{w}.sock") for w in range(workers)]
@@ -370,7 +380,7 @@ def serve_workers(
             ended = wait([p.sentinel for p in procs])
             gone = next(p for p in procs if p.sentinel in ended)
             gone.join()
-            raise SystemExit(f"error: {gone.name} exited with status {gone.exitcode}; the server stopped")
+            raise WorkerExited(f"{gone.name} exited with status {gone.exitcode}; the server stopped")
         except KeyboardInterrupt:
             pass
         finally:
