@@ -51,11 +51,14 @@ ENCODER_TYPES = frozenset({
 def check_causal_lm(name: str | os.PathLike, max_length: int | None = None, *, label: str = "") -> None:
     """Refuse a model an agent cannot be: an encoder-decoder (T5) or an encoder (BERT, which trained with
     attention both ways, its labels in sight); and with ``max_length``, a length past the model's positions
-    (GPT-2's absolute positions fail past 1,024 with an ``IndexError``).  ``ValueError`` says what to give."""
+    (GPT-2's absolute positions fail past 1,024 with an ``IndexError``); and first, with
+    :func:`check_model_folder`, a name that is no model folder here nor a Hub model this machine can get.
+    ``ValueError`` says what to give."""
     from transformers import AutoConfig
 
-    config = AutoConfig.from_pretrained(name)
     label = label or str(name)
+    check_model_folder(str(name), label=label)
+    config = AutoConfig.from_pretrained(name)
     if getattr(config, "is_encoder_decoder", False):
         raise ValueError(f"{label}: {config.model_type} is an encoder-decoder model; give a decoder-only (causal) "
                          "language model")

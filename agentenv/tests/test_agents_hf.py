@@ -447,6 +447,20 @@ def test_a_model_no_agent_can_be_is_refused_in_one_line(tmp_path, config, max_le
         check_causal_lm(tmp_path, max_length, label="m")
 
 
+def test_a_model_that_is_nowhere_is_refused_from_python_as_from_the_command_line(tmp_path, monkeypatch):
+    """From Python, HFAgent and the trainers skipped the command line's check: a missing folder gave
+    transformers' "Repo id must be in the form ..." and a Hub name off the network 20 s of retries."""
+    from agentenv.trainer.bc import BCConfig
+    from agentenv.trainer.engine import load_tokenizer
+
+    with pytest.raises(ValueError, match="nope: does not exist; give the folder of a saved model"):
+        HFAgent(str(tmp_path / "nope"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
+    with pytest.raises(ValueError, match="--model org/no-such-model: not a folder here, and HF_HUB_OFFLINE is set"):
+        load_tokenizer(BCConfig(model="org/no-such-model", data="x.jsonl", output_dir=str(tmp_path)))
+
+
 def test_a_causal_lm_within_its_positions_passes(tmp_path):
     from agentenv.models import check_causal_lm
 
