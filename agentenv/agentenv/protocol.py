@@ -219,6 +219,11 @@ class ServerHung(ServerUnreachable):
     that lives answers a call past its deadline with 504), so asking again would wait as long again."""
 
 
+class ClientClosed(EnvError, RuntimeError):
+    """A call through a client that was closed (by ``close()`` or its ``with`` block): no status.  Also a
+    ``RuntimeError``, what it was before it had a name."""
+
+
 class EnvNotServed(EnvError):
     """The server at a client's URL answers, but has no routes of the client's environment."""
 

@@ -1084,16 +1084,22 @@ def test_the_projects_runs_wait_for_a_servers_call_deadline():
 
 def test_a_session_opened_while_its_client_closes_is_closed_too():
     """A create in another thread during close() was added after the client had taken its list: left open."""
+    from agentenv.client import ClientClosed, EnvSession
+
     with running_server(CounterEnv) as url, httpx.Client(base_url=f"{url}/counter") as http:
         client = EnvClient("counter", url)
         session = client.session(1)
         client._sessions.closed = True  # as close() marks it first, while another thread's create is answered
-        with pytest.raises(RuntimeError, match="was closed while a session was being opened"):
+        with pytest.raises(ClientClosed, match="was closed while a session was being opened"):
             client.create(2)
         client._sessions.closed = False
         client.close()
         session.close()  # closed with its client: no RuntimeError from the closed connection pool
         assert session.closed and http.get("/info").json()["live_sessions"] == 0
+        # a call through the closed client is the client's own typed error (httpx's bare RuntimeError before)
+        for call in (client.info, lambda: client.session(1), lambda: EnvSession(client, 5).step("x")):
+            with pytest.raises(ClientClosed, match="counter/.*: this client was closed; make a new one"):
+                call()
 
 
 def test_serve_from_python_refuses_what_it_cannot_do_and_leaves_the_signals_as_they_were():

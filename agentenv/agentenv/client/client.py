@@ -18,6 +18,7 @@ import httpx
 from agentenv.env import ExpertAction
 from agentenv.protocol import (
     TOKEN_ENV_VAR,
+    ClientClosed,
     EnvError,
     EnvNotServed,
     ResetResponse,
@@ -98,6 +99,10 @@ class EnvClient:
             try:
                 response = self.http.request(method, route, json=json, params=params, timeout=limit)
                 break
+            except RuntimeError:  # httpx's "Cannot send a request, as the client has been closed"
+                if self.http.is_closed:
+                    raise ClientClosed(f"{method} {url}: this client was closed; make a new one") from None
+                raise
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
                 error: Exception = exc
             except httpx.ReadTimeout as exc:  # each try would wait as long: a GET took 4 x 210 s on a stopped server
@@ -169,7 +174,7 @@ class EnvClient:
                 self._sessions.ids.add(sid)
                 return sid
         _close_on_server(self.http, sid)  # the client was closed while this session was being opened
-        raise RuntimeError(f"{self!r} was closed while a session was being opened")
+        raise ClientClosed(f"{self!r} was closed while a session was being opened")
 
     def reset(self, sid: int, data_idx: int) -> ResetResponse:
         """Start task ``data_idx`` in session ``sid``; its first observation."""
