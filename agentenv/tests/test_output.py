@@ -168,6 +168,19 @@ def test_the_bar_keeps_to_one_line_at_80_columns():
         assert "iter 0 eval hf:…/iter_0/model" in lines[0] and "━" in lines[0] and "3/12" in lines[0]
 
 
+def test_the_bar_says_when_the_env_servers_have_not_answered_for_a_while():
+    """A server that stopped answering held a round for minutes with nothing on the bar to say so."""
+    import time
+
+    rollout = Counts()
+    bar = LiveProgress("eval expert", total=12, done=3, successes=3, rollout=rollout, agent=Idle(), enabled=False)
+    rollout.env_calls_since = time.monotonic() - 2  # a round's steps sent 2 s ago: nothing to say yet
+    assert "silent" not in bar.status()
+    rollout.env_calls_since = time.monotonic() - 42
+    assert bar.status().startswith("env silent 42 s · success 100%")
+    assert "env silent 42 s" in drawn(bar._progress.get_renderable(), 80)
+
+
 def test_long_names_in_a_bar_title_keep_their_last_parts():
     from agentenv.controller.progress import short_title
 

@@ -233,17 +233,21 @@ def test_ctrl_c_leaves_the_calls_of_a_server_that_stopped_answering(hangs, monke
 
     def hang(self, *args):
         if self.secret == 3:  # Ctrl-C once this call is in flight, which answers only at the end of the test
+            waiting.append(run.env_calls_since or agent.env_calls_since)  # the bar's "env silent N s"
             threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT)).start()
             answer.wait(60)
         return getattr(GuessEnv, hangs)(self, *args)
 
     stopping = type("Stopping", (GuessEnv,), {hangs: hang})
     agent = ExpertAgent() if hangs == "expert_action" else Recording()
+    waiting: list[float | None] = []
     with running_server([stopping]) as url, RemoteEnv("guess", [url]) as source:
         started = time.monotonic()
+        run = Rollout(agent, {"guess": source}, concurrency=4)
         with pytest.raises(KeyboardInterrupt):
-            Rollout(agent, {"guess": source}, concurrency=4).run([RolloutTask("guess", i) for i in range(8)])
+            run.run([RolloutTask("guess", i) for i in range(8)])
         waited = time.monotonic() - started
+        assert waiting[0] is not None and run.env_calls_since is None
         answer.set()
         agent.close()
         assert waited < 20, f"the run waited {waited:.0f} s for a call the server never answered"

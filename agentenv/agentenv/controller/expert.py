@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from agentenv.controller.agents import Agent
@@ -20,15 +21,21 @@ class ExpertAgent(Agent):
     def __init__(self, concurrency: int = 16) -> None:
         self.concurrency = concurrency
         self._pool: ThreadPoolExecutor | None = None
+        #: when this round's expert calls (env server calls) were sent; None between rounds
+        self.env_calls_since: float | None = None
 
     def act(self, episodes: list[Episode]) -> list[str]:
-        if len(episodes) <= 1:
-            return [self._reply(ep) for ep in episodes]
-        if self._pool is None:
-            # named as the rollout's threads: after Ctrl-C a call to a server that stopped answering is left
-            # behind with theirs (agentenv.processes.exit_past_abandoned_calls), not waited for
-            self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="rollout-expert")
-        return list(self._pool.map(self._reply, episodes))
+        self.env_calls_since = time.monotonic()
+        try:
+            if len(episodes) <= 1:
+                return [self._reply(ep) for ep in episodes]
+            if self._pool is None:
+                # named as the rollout's threads: after Ctrl-C a call to a server that stopped answering is
+                # left behind with theirs (agentenv.processes.exit_past_abandoned_calls), not waited for
+                self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="rollout-expert")
+            return list(self._pool.map(self._reply, episodes))
+        finally:
+            self.env_calls_since = None
 
     def close(self) -> None:
         if self._pool is not None:

@@ -26,6 +26,9 @@ from rich.progress import (
 from rich.table import Column
 from rich.text import Text
 
+#: env calls unanswered this long are shown on the bar (a server stopped, stuck or overloaded)
+SILENT_S = 10.0
+
 
 def short_title(title: str, longest: int = 28) -> str:
     """``title`` with each long path in it cut to its last two parts (``hf:…/iter_1/model``)."""
@@ -85,6 +88,11 @@ class LiveProgress:
 
     def status(self) -> str:
         parts = []
+        # the rollout's resets and steps, or an expert's moves: the oldest call the servers have not answered
+        calls = (getattr(self.rollout, "env_calls_since", None), getattr(self.agent, "env_calls_since", None))
+        since = min((t for t in calls if t is not None), default=None)
+        if since is not None and (waited := time.monotonic() - since) >= SILENT_S:  # first: never cut off
+            parts.append(f"env silent {waited:.0f} s")
         if self.done:
             parts.append(f"success {self.successes / self.done:.0%}")
         parts.append(f"{self.rollout.live_episodes} running")

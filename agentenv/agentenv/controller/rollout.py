@@ -89,6 +89,8 @@ class Rollout:
         self.live_episodes = 0
         self.rounds_played = 0
         self.replies = 0
+        #: when the env calls in flight (a round's resets or steps) were sent; None between rounds
+        self.env_calls_since: float | None = None
         self._warned_first_prompt = False
 
     def info(self, env: str) -> dict[str, Any]:
@@ -260,8 +262,12 @@ class Rollout:
 
     def _each(self, pool: ThreadPoolExecutor, call: Callable[..., Any], arguments: list[tuple]) -> list[Any]:
         """``call`` with each tuple of arguments on the pool, in order, the calls kept while in flight."""
-        self._calls = [pool.submit(call, *args) for args in arguments]
-        return [future.result() for future in self._calls]
+        self.env_calls_since = time.monotonic()
+        try:
+            self._calls = [pool.submit(call, *args) for args in arguments]
+            return [future.result() for future in self._calls]
+        finally:
+            self.env_calls_since = None
 
     def _open(self, task: RolloutTask, session: Session | None) -> Episode | None:
         """The task's episode, reset; ``None`` when every server of its env is full."""
