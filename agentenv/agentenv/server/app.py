@@ -77,6 +77,20 @@ ERROR_ANSWERS: dict[int | str, dict[str, Any]] = {
 }
 
 
+class StartupFailed(Exception):
+    """An env's shared set-up failed at start-up (logged in one line): the server exits."""
+
+
+class _WithoutStartupTraceback(logging.Filter):
+    """uvicorn logs a failed start-up's traceback; a :class:`StartupFailed` has been said in one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return StartupFailed.__name__ not in str(record.msg)
+
+
+logging.getLogger("uvicorn.error").addFilter(_WithoutStartupTraceback())
+
+
 def create_app(
     envs: type[Environment] | Sequence[type[Environment]],
     *,
@@ -124,7 +138,11 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         with contextlib.ExitStack() as shared:
             for cls in env_classes:  # what sessions of a class share (an index, bundled sites), set up once
-                await run_in_threadpool(shared.enter_context, cls.shared())
+                try:
+                    await run_in_threadpool(shared.enter_context, cls.shared())
+                except Exception as exc:  # a missing dependency or data: one line, not uvicorn's traceback
+                    log.error("error: %s cannot start: %s", cls.name, exc or type(exc).__name__)
+                    raise StartupFailed from None
             reaper = asyncio.create_task(_reap_forever(list(pools.values()), ttl_s))
             try:
                 yield
