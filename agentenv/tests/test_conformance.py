@@ -149,3 +149,16 @@ def test_check_server_without_the_servers_token_says_to_give_it():
     with running_server(env_class("maze"), token="sekrit") as url:
         with pytest.raises(ConformanceError, match=r"maze: /info answered 401 .*: give check_server the server's token"):
             check_server(url, "maze", expert_tasks=1)
+
+
+def test_check_openapi_without_its_fuzzer_says_what_to_install(monkeypatch):
+    """schemathesis came only with the project's own set-up: from a wheel, check_openapi failed with the
+    fuzzer's ModuleNotFoundError in a child's traceback."""
+    import importlib.util
+
+    from agentenv.testing.conformance import ConformanceError
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "schemathesis" else real(name, *a))
+    with pytest.raises(ConformanceError, match=r"not installed: pip install 'agentenv\[conformance\]'"):
+        check_openapi("http://127.0.0.1:9")

@@ -509,10 +509,14 @@ def check_openapi(url: str, *, max_examples: int = 8) -> int:
     The fuzzing runs in a child interpreter: under pytest, whose assertion rewriting parses schemathesis's
     and hypothesis's modules as they are first imported, that import inside a test with server threads
     running hit CPython 3.11.7's "AST constructor recursion depth mismatch"."""
+    import importlib.util
     import json
     import subprocess
     import sys
 
+    if importlib.util.find_spec("schemathesis") is None:
+        raise ConformanceError("check_openapi fuzzes with schemathesis, which is not installed: "
+                               "pip install 'agentenv[conformance]'")
     code = f"import json, sys; from {__name__} import _fuzz_openapi; print(json.dumps(_fuzz_openapi(sys.argv[1], int(sys.argv[2]))))"
     done = subprocess.run([sys.executable, "-c", code, url, str(max_examples)], capture_output=True, text=True)
     if done.returncode != 0:
