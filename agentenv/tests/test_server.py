@@ -605,6 +605,18 @@ def test_starting_a_server_on_a_port_another_server_holds_fails():
             ServerProcesses(["counter"], ports={"counter": port}, startup_timeout_s=30).start()
 
 
+def test_a_server_that_exits_while_starting_is_not_blamed_on_its_port(capfd):
+    """Every exit at start-up was "is port N already in use?", with the port free (a missing dependency,
+    a process or file limit): the server's own error, printed above, says why."""
+    from agentenv.server.launcher import CannotServe, ServerProcesses
+    from agentenv.testing import free_port
+
+    port = free_port()
+    with pytest.raises(CannotServe, match="server 'maze' exited with status 2 while starting: its own error is above"):
+        ServerProcesses(["maze"], ports={"maze": port}, extra_args=["--max-sessions", "0"], startup_timeout_s=60).start()
+    assert "--max-sessions: must be at least 1" in capfd.readouterr().err
+
+
 def test_serve_refuses_a_blank_token_and_a_host_it_cannot_resolve():
     """A blank --token was taken (for --host 0.0.0.0 too: every client then refused), and a host that does
     not resolve printed the resolver's own error, not the hint meant for it."""

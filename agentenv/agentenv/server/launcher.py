@@ -178,10 +178,10 @@ class ServerProcesses:
         url = f"{self.urls[name]}/health"
         while time.monotonic() < deadline:
             if self.procs[name].poll() is not None:
-                raise RuntimeError(
-                    f"server {name!r} exited with status {self.procs[name].returncode} "
-                    f"(is port {self.ports[name]} already in use?)"
-                )
+                # the port taken meanwhile, or what the server printed above (a missing dependency, a limit)
+                why = _cannot_bind(self.host, self.ports[name], name) or "its own error is above"
+                raise CannotServe(f"server {name!r} exited with status {self.procs[name].returncode} while "
+                                  f"starting: {why}")
             try:
                 if _serves(httpx.get(url, timeout=2), server_members(name), self.procs[name].pid):
                     return
