@@ -131,6 +131,37 @@ def test_results_must_go_to_a_jsonl_file(tmp_path):
         cli("eval", "--agent", "expert", "--env", "guess", "--out", str(tmp_path / "results.json"))
 
 
+def test_results_must_go_to_a_regular_file(tmp_path):
+    """A named pipe as --out blocked the run for good, past SIGTERM."""
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    (tmp_path / "folder.jsonl").mkdir()
+    for name, what in (("pipe.jsonl", "no regular file"), ("folder.jsonl", "a folder")):
+        with pytest.raises(ValueError, match=f"results file .*{name} is {what}: give the path of a file"):
+            evaluate(Counter(), tasks(range(3)), tmp_path / name, sources=LOCAL, progress=False)
+
+
+def test_the_error_that_stopped_a_run_is_the_one_said(tmp_path, monkeypatch, capsys):
+    """Out of file descriptors, the append of an episode failed, then so did the record of the run's end in
+    .meta.json, and that second error was the only one shown (naming the wrong file)."""
+    import errno
+
+    from agentenv.controller import evaluator
+
+    failed: list[str] = []
+    write_json = evaluator.write_json
+
+    def no_descriptor(path, *args):
+        failed.append(str(path))
+        raise OSError(errno.EMFILE, "Too many open files", str(path))
+
+    monkeypatch.setattr(evaluator, "append_trajectory", no_descriptor)
+    monkeypatch.setattr(evaluator, "write_json", lambda path, data: (no_descriptor if failed else write_json)(path, data))
+    with pytest.raises(OSError) as raised:
+        evaluate(Counter(), tasks(range(3)), tmp_path / "out.jsonl", sources=LOCAL, progress=False)
+    assert raised.value.filename == str(tmp_path / "out.jsonl")
+    assert "out.meta.json: the run's end is not recorded: Too many open files" in capsys.readouterr().err
+
+
 def test_its_own_clients_are_closed_when_the_server_is_unreachable(tmp_path, monkeypatch):
     from agentenv.controller import sources
     from agentenv.protocol import ServerUnreachable

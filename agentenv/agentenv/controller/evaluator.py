@@ -76,6 +76,9 @@ def evaluate(
     out_path = Path(out_path)
     if out_path.suffix != ".jsonl":
         raise ValueError(f"results file {out_path} must end in .jsonl: episodes are appended one a line")
+    if out_path.exists() and not out_path.is_file():  # a pipe would block the reading of what it holds
+        raise ValueError(f"results file {out_path} is {'a folder' if out_path.is_dir() else 'no regular file'}: "
+                         "give the path of a file")
     tasks = list({(t.env, t.data_idx): t for t in tasks}.values())  # the same task twice is one task
     out_path.parent.mkdir(parents=True, exist_ok=True)
     # two runs into one file at once duplicated its episodes and lost records of its .meta.json
@@ -146,7 +149,12 @@ def evaluate(
             failure = "interrupted" if isinstance(exc, KeyboardInterrupt) else f"{type(exc).__name__}: {exc}"
             raise
         finally:
-            _record_run_end(meta_path, run_record, errors, live.done - len(done), failure, rollout.env_capacity)
+            try:
+                _record_run_end(meta_path, run_record, errors, live.done - len(done), failure, rollout.env_capacity)
+            except OSError as exc:  # the error that stopped the run (no descriptor or space left) comes first
+                if failure is None:
+                    raise
+                print(f"[agentenv] {meta_path}: the run's end is not recorded: {exc.strerror or exc}", file=sys.stderr)
             for env, room in rollout.env_capacity.items():  # what --concurrency could not get: say so once
                 print(
                     f"[agentenv] {env}: its servers had room for {room} sessions, so {room} of its episodes ran "
