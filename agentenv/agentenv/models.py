@@ -24,14 +24,19 @@ DEFAULT_CACHE = Path(os.environ.get("AGENTENV_MODELS", Path.home() / ".cache" / 
 
 def check_model_folder(name: str, *, label: str = "") -> None:
     """Refuse ``name`` unless it is a saved Hugging Face model folder (``ValueError`` saying what to give,
-    naming it as ``label`` where given).
+    naming it as ``label`` where given), and not the folder of a training run that has not finished.
 
     A name that does not look like a path (``gpt2``, ``org/model``: no more than one ``/``, not starting with
     ``/``, ``.`` or ``~``) may name a Hub model instead, if this machine's Hugging Face cache holds it or the
     Hub says it exists.
     """
+    from agentenv.trainer.engine import DONE_FILE, LOG_FILE
+
     path = Path(name).expanduser()
     if (path / "config.json").is_file():
+        if (path / LOG_FILE).is_file() and not (path / DONE_FILE).is_file():  # a run's folder, its model unfinished
+            raise ValueError(f"{label or name}: its training run has not finished (no {DONE_FILE}: a run stopped "
+                             "while saving leaves the model half written); rerun the training command, which resumes")
         return
     path_like = name.startswith(("/", ".", "~")) or name.count("/") > 1
     if not path.exists() and not path_like:

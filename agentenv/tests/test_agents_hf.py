@@ -461,6 +461,24 @@ def test_a_model_that_is_nowhere_is_refused_from_python_as_from_the_command_line
         load_tokenizer(BCConfig(model="org/no-such-model", data="x.jsonl", output_dir=str(tmp_path)))
 
 
+def test_the_folder_of_a_training_run_is_a_model_once_the_run_has_finished(tiny, tmp_path):
+    """A BC run that failed while saving its final model (the disk full) left config.json and half its files;
+    `hf:` loaded them and failed on a cut JSON file, naming neither."""
+    import shutil
+
+    from agentenv.controller.agents import agent_from_spec
+
+    run = tmp_path / "bc"
+    shutil.copytree(tiny[0], run)
+    (run / "train_log.jsonl").write_text('{"step": 1, "loss": 2.0}\n')
+    with pytest.raises(ValueError, match="bc: its training run has not finished .* rerun the training command"):
+        agent_from_spec(f"hf:{run}")
+    with pytest.raises(ValueError, match="its training run has not finished"):
+        HFAgent(run)
+    (run / "train_state.json").write_text('{"done": true, "steps": 1}')
+    assert HFAgent(run, max_new_tokens=4).name == f"hf:{run}"
+
+
 def test_a_causal_lm_within_its_positions_passes(tmp_path):
     from agentenv.models import check_causal_lm
 
