@@ -656,3 +656,26 @@ def test_a_folder_that_cannot_be_locked_is_trained_with_a_warning(base_model, da
     train_bc(config(base_model, data, out))
     assert [line["step"] for line in read_log(out)] == [1, 2, 3, 4]
     assert "cannot be locked here (Function not implemented)" in caplog.text
+
+
+def test_a_run_that_fails_on_a_full_disk_says_the_disk_is_full(tmp_path, monkeypatch):
+    """torch's checkpoint writer says ENOSPC as "[enforce fail at inline_container.cc:672] . unexpected pos
+    134528 vs 134420"; that line alone was the whole error."""
+    import argparse
+    from collections import namedtuple
+
+    from agentenv.trainer import commands
+
+    def save(args):
+        raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 134528 vs 134420")
+
+    run = commands._trainer_command(save)
+    args = argparse.Namespace(output_dir=str(tmp_path / "runs" / "bc"))
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10 << 30, 10 << 30, 4096))
+    with pytest.raises(SystemExit, match=r"unexpected pos 134528 vs 134420; the disk of .*runs/bc is full \(4,096 "
+                                         r"bytes free\): free some and rerun the same command to resume"):
+        run(args)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10 << 30, 5 << 30, 5 << 30))
+    with pytest.raises(RuntimeError, match="unexpected pos"):  # room enough: another cause, as it was
+        run(args)

@@ -13,13 +13,14 @@ import dataclasses
 import functools
 import json
 import os
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agentenv.cli import HelpWithDefaults
-from agentenv.controller.commands import one_line_errors, resume_advice, start_servers_hint
+from agentenv.controller.commands import one_line, one_line_errors, resume_advice, start_servers_hint
 from agentenv.processes import first_process
 from agentenv.trainer.config_args import add_dataclass_args, dataclass_from_args
 from agentenv.trainer.runs import print_summary
@@ -56,8 +57,29 @@ def _trainer_command(run: Callable[[argparse.Namespace], int]) -> Callable[[argp
                 kept = f" from what {where} keeps" if where else ""
                 print(f"\ninterrupted: rerun the same command to resume{kept}", file=sys.stderr)
             return 130
+        except Exception as exc:  # torch's writer says a full disk as "unexpected pos 134528 vs 134420"
+            where = getattr(args, "output_dir", None)
+            if where and (free := _free_bytes(where)) is not None and free < DISK_FULL_BYTES:
+                raise SystemExit(f"error: {type(exc).__name__}: {one_line(exc)}; the disk of {where} is full "
+                                 f"({free:,} bytes free): free some and rerun the same command to resume") from None
+            raise
 
     return wrapped
+
+
+#: an output folder's disk with less free than this is taken for full when a run fails
+DISK_FULL_BYTES = 64 << 20
+
+
+def _free_bytes(path: str) -> int | None:
+    """Free bytes on the disk of ``path`` (or of its nearest existing folder)."""
+    folder = Path(path).absolute()
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
 
 
 def _say_trained(out: Path, curve: str) -> None:
