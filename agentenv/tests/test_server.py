@@ -1181,3 +1181,32 @@ def test_an_env_that_cannot_start_says_why_in_one_line():
     assert done.returncode == 3
     assert done.stderr.splitlines() == ["error: broken cannot start: Broken needs its word lists: pip install them",
                                         "ERROR:    Application startup failed. Exiting."]
+
+
+def test_clients_left_open_on_a_server_that_stopped_answering_wait_for_it_once(monkeypatch):
+    """Each client's close (or its finalizer, at the end of a script) waited 5 s for a hung server in turn:
+    30 s for six clients."""
+    import threading
+    import time
+
+    from agentenv.client import client as client_module
+
+    monkeypatch.setattr(client_module, "SESSIONS_CLOSE_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(client_module, "_silent_since", {})
+    answer = threading.Event()
+
+    class Stuck(CounterEnv):
+        def close(self):
+            answer.wait(30)
+            super().close()
+
+    with running_server(Stuck) as url:
+        clients = [EnvClient("counter", url) for _ in range(6)]
+        for client in clients:
+            client.create()
+        started = time.monotonic()
+        for client in clients:
+            client._finalizer()  # what the end of the script runs for each
+        waited = time.monotonic() - started
+        answer.set()
+    assert waited < 2.0, f"{waited:.1f} s: each client waited for the server"

@@ -32,6 +32,11 @@ from agentenv.protocol import (
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, read=90.0)
 #: seconds a close may take to be answered: the server has the request by then, and finishes it anyway
 CLOSE_TIMEOUT_S = 10.0
+#: a client's close (or its finalizer's) asks once per session, this long; a server that let it time out is
+#: not asked again by any client for SILENT_FOR_S (the end of a script with many clients of a stopped server
+#: waited out each one in turn), and its TTL frees those sessions
+SESSIONS_CLOSE_TIMEOUT_S, SILENT_FOR_S = 5.0, 60.0
+_silent_since: dict[str, float] = {}  # server URL -> when a close to it timed out
 
 
 class EnvClient:
@@ -268,17 +273,22 @@ def _close_sessions(http: httpx.Client, sessions: _OpenSessions) -> None:
         sessions.closed = True
         ids = sorted(sessions.ids)
         sessions.ids.clear()
-    for sid in ids:
-        if not _close_on_server(http, sid):
-            break
+    server = str(http.base_url)
+    if ids and time.monotonic() - _silent_since.get(server, -SILENT_FOR_S) >= SILENT_FOR_S:
+        for sid in ids:
+            if not _close_on_server(http, sid):
+                break
     http.close()
 
 
 def _close_on_server(http: httpx.Client, sid: int) -> bool:
-    """Close session ``sid`` with one try of 5 s; whether the server could be asked (it may be gone, or the
-    connection pool closed already)."""
+    """Close session ``sid`` with one try of ``SESSIONS_CLOSE_TIMEOUT_S``; whether the server could be asked (it
+    may be gone, or the connection pool closed already)."""
     try:
-        http.post("/close", json={"id": sid}, timeout=5.0)
+        http.post("/close", json={"id": sid}, timeout=SESSIONS_CLOSE_TIMEOUT_S)
+    except httpx.TimeoutException:
+        _silent_since[str(http.base_url)] = time.monotonic()
+        return False
     except (httpx.HTTPError, RuntimeError):
         return False
     return True
