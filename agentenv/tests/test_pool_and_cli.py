@@ -221,8 +221,10 @@ def test_a_path_that_cannot_be_used_is_named_in_one_line(tmp_path):
     for name, success in (("a", "true"), ("b", "false")):
         (tmp_path / f"{name}.jsonl").write_text("".join(f'{{"item_id": "maze_{i}", "success": {success}}}\n' for i in range(3)))
     base = ["eval", "--agent", "expert", "--env", "maze", "--local", "--limit", "1", "--no-progress", "--out"]
+    with pytest.raises(SystemExit) as exit_:
+        agentenv_main([*base, str(tmp_path / "adir.jsonl")])
+    assert exit_.value.code == f"error: results file {tmp_path / 'adir.jsonl'} is a folder: give the path of a file"
     for argv, path, problem in [
-        ([*base, str(tmp_path / "adir.jsonl")], tmp_path / "adir.jsonl", "Is a directory"),
         ([*base, str(tmp_path / "afile" / "x.jsonl")], tmp_path / "afile", "File exists"),
         (["compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--json", str(tmp_path / "adir.jsonl")],
          tmp_path / "adir.jsonl", "Is a directory"),
