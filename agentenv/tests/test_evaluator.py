@@ -162,6 +162,24 @@ def test_the_error_that_stopped_a_run_is_the_one_said(tmp_path, monkeypatch, cap
     assert "out.meta.json: the run's end is not recorded: Too many open files" in capsys.readouterr().err
 
 
+def test_a_file_of_an_earlier_version_is_not_claimed_for_settings_it_never_recorded(tmp_path, capsys):
+    """A results file written before the agent reported its weights resumed with other weights at the same
+    path, and its record then claimed every episode for them."""
+
+    class Weighed(Counter):
+        def settings(self):
+            return {"name": "counter", "weights": "5a8a7aa0b6665d88"}
+
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(Counter(fail_at=3), tasks(range(6)), out, sources=LOCAL, progress=False, concurrency=2)
+    held = len(lines(out))
+    evaluate(Weighed(), tasks(range(6)), out, sources=LOCAL, progress=False, concurrency=2, print_table=False)
+    assert f"its {held} episodes were written before results recorded the agent's weights" in capsys.readouterr().err
+    meta = json.loads(out.with_suffix(".meta.json").read_text())
+    assert meta["agent"] == {"name": "counter"} and len(lines(out)) == 6
+
+
 def test_its_own_clients_are_closed_when_the_server_is_unreachable(tmp_path, monkeypatch):
     from agentenv.controller import sources
     from agentenv.protocol import ServerUnreachable

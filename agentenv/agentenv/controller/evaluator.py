@@ -283,6 +283,11 @@ def _record_run_start(
             f"{'; '.join(changed)}: this run's would be mixed with them under its settings. Give another --out "
             "(or remove the file and its .meta.json to start over)"
         )
+    unrecorded = sorted(set(settings["agent"]) - set(meta["agent"])) if held and "agent" in meta else []
+    if unrecorded:  # a file of an earlier version: claim nothing for the episodes it holds
+        print(f"[agentenv] warning: {results}: its {held} episodes were written before results recorded the agent's "
+              f"{', '.join(unrecorded)}; nothing can check that they match this run's", file=sys.stderr)
+        settings = settings | {"agent": {k: v for k, v in settings["agent"].items() if k not in unrecorded}}
     if reused and meta.get("samples_per_task", settings["samples_per_task"]) != settings["samples_per_task"]:
         print(f"[agentenv] {meta_path}: samples per task {meta['samples_per_task']} -> {settings['samples_per_task']}",
               file=sys.stderr)

@@ -552,6 +552,10 @@ def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, befor
     start = 0
     if checkpoint is not None:  # its settings: checked by fit's already_trained
         was = saved.get("data", data)  # a checkpoint from before this record: not checked
+        if "data" not in saved and accelerator.is_main_process:
+            print(f"[agentenv] warning: {checkpoint} was saved before checkpoints recorded their data and launch: "
+                  "resume it with the same data files and number of processes (nothing here can check), or start "
+                  "over with --no-resume", file=sys.stderr)
         check_launch(checkpoint, was, accelerator)
         if (was["examples"], was["digest"]) != (data["examples"], data["digest"]):
             raise ValueError(
