@@ -371,9 +371,10 @@ class HFAgent(Agent):
             self.stats["generated_tokens"] += len(producing)  # counted as they come: a live display shows them
             fed = active.clone()  # rows that produced a real token this step
             active &= ~_isin(next_tokens, self.stop_ids)
-            ended = [b for b in producing if self._ends_with_stop_text(generated[b])]
-            if ended:  # a turn ended by plain text (ChatML on a vocabulary without <|im_end|>) ends there
-                active[ended] = False
+            if self.stop_text:  # a turn ended by plain text (ChatML on a vocabulary without <|im_end|>) ends there
+                ended = [b for b in producing if self._ends_with_stop_text(generated[b])]
+                if ended:
+                    active[ended] = False
             if step == self.max_new_tokens - 1 or not active.any():
                 break
             start, width = start + width, 1
@@ -395,8 +396,6 @@ class HFAgent(Agent):
 
     def _ends_with_stop_text(self, token_ids: list[int]) -> bool:
         """Whether the reply's newest tokens complete one of the stop strings."""
-        if not self.stop_text:
-            return False
         tail = self.tokenizer.decode(token_ids[-self._stop_span :], skip_special_tokens=True)
         return any(stop in tail for stop in self.stop_text)
 

@@ -88,7 +88,7 @@ class _WithoutStartupTraceback(logging.Filter):
         return StartupFailed.__name__ not in str(record.msg)
 
 
-logging.getLogger("uvicorn.error").addFilter(_WithoutStartupTraceback())
+_WITHOUT_STARTUP_TRACEBACK = _WithoutStartupTraceback()
 
 
 def create_app(
@@ -142,6 +142,7 @@ def create_app(
                     await run_in_threadpool(shared.enter_context, cls.shared())
                 except Exception as exc:  # a missing dependency or data: one line, not uvicorn's traceback
                     log.error("error: %s cannot start: %s", cls.name, exc or type(exc).__name__)
+                    logging.getLogger("uvicorn.error").addFilter(_WITHOUT_STARTUP_TRACEBACK)  # added once
                     raise StartupFailed from None
             reaper = asyncio.create_task(_reap_forever(list(pools.values()), ttl_s))
             try:
