@@ -12,10 +12,10 @@ share one rollout (``--concurrency`` episodes at once, the envs interleaved) thr
 
 ``--out DIR`` (default ``runs/bench/<suite>_<agent>``) receives ``results.jsonl`` (the episodes),
 ``results.meta.json`` (agent settings, seeds, prompts, round limits), ``bench.json`` (the table, the
-suite's tasks and those settings) and ``bench.md``.  Per env: n, success rate with Wilson's interval, mean
-normalised score with a bootstrap interval, mean rounds, tokens generated, mean seconds per episode; then
-the average over envs (each env weighs the same; :func:`~agentenv.controller.stats.average_rate_interval`
-for its success rate, a bootstrap within every env for its score).
+suite's tasks and those settings) and ``bench.md``.  Per env: n, success rate and mean normalised score, each
+with its 95% interval (:func:`~agentenv.controller.stats.mean_interval`: Wilson's), mean rounds, tokens
+generated, mean seconds per episode; then the average over envs (each env weighs the same;
+:func:`~agentenv.controller.stats.average_interval`).
 
 It sits beside the CLI rather than in ``controller/`` because it starts servers: it imports both.
 """
@@ -37,7 +37,7 @@ from typing import Any
 
 from agentenv.cli import HelpWithDefaults, ListOption, round_limit, temperature, whole_number
 from agentenv.controller.commands import add_agent_options, agent_options, one_line_errors
-from agentenv.controller.stats import average_rate_interval, bootstrap_mean, bootstrap_mean_of_means, wilson
+from agentenv.controller.stats import average_interval, mean_interval
 from agentenv.controller.suites import DEFAULT_SUITE
 
 _positive_int = whole_number(1)
@@ -63,22 +63,23 @@ class BenchRow:
     episode_s: float | None  # mean wall seconds per episode
 
 
-def bench_rows(episodes: dict[str, list[dict[str, Any]]], reward_ranges: dict[str, list[float]], seed: int = 0) -> list[BenchRow]:
-    """The table from each env's episodes (AgentTraj records): a row per env, then the average."""
-    from agentenv.controller.report import normalised
+def bench_rows(episodes: dict[str, list[dict[str, Any]]], reward_ranges: dict[str, list[float]]) -> list[BenchRow]:
+    """The table from each env's episodes (AgentTraj records, one per task): a row per env, then the average."""
+    from agentenv.controller.report import normalised, warn_outside_range
 
-    rows, wins, scores, empty = [], {}, {}, []
+    rows, empty = [], []
     for env, eps in episodes.items():
         if not eps:  # every episode ended on an env error: said in the table, and left out of the average
             empty.append(BenchRow(env, 0, *[None] * 6, rounds=None, tokens=None, episode_s=None))
             continue
-        wins[env] = [float(bool(e["success"])) for e in eps]
-        scores[env] = [normalised(float(e["reward"]), reward_ranges.get(env, (0.0, 1.0))) for e in eps]
+        rewards = [float(e["reward"]) for e in eps]
+        warn_outside_range(env, rewards, reward_ranges.get(env, (0.0, 1.0)))
+        scores = [normalised(r, reward_ranges.get(env, (0.0, 1.0))) for r in rewards]
         tokens = [e["meta"]["generated_tokens"] for e in eps if "generated_tokens" in e.get("meta", {})]
         n = len(eps)
+        success, score = sum(bool(e["success"]) for e in eps) / n, sum(scores) / n
         rows.append(BenchRow(
-            env, n, sum(wins[env]) / n, *wilson(int(sum(wins[env])), n), sum(scores[env]) / n,
-            *bootstrap_mean(scores[env], seed=seed),
+            env, n, success, *mean_interval(success, n), score, *mean_interval(score, n),
             rounds=sum(e["meta"].get("rounds", 0) for e in eps) / n,
             tokens=sum(tokens) if tokens else None,
             episode_s=sum(e["meta"].get("wall_s", 0.0) for e in eps) / n,
@@ -91,8 +92,8 @@ def bench_rows(episodes: dict[str, list[dict[str, Any]]], reward_ranges: dict[st
         played = [r for r in rows if r.n]
         rows.append(BenchRow(
             label, sum(r.n for r in played), mean([r.success for r in played]),
-            *average_rate_interval([(int(sum(w)), len(w)) for w in wins.values()]), mean([r.score for r in played]),
-            *bootstrap_mean_of_means(list(scores.values()), seed=seed),
+            *average_interval([(r.success, r.n) for r in played]), mean([r.score for r in played]),
+            *average_interval([(r.score, r.n) for r in played]),
             rounds=mean([r.rounds for r in played]), tokens=sum(tokens) if tokens else None,
             episode_s=mean([r.episode_s for r in played]),
         ))
@@ -206,7 +207,7 @@ def run_bench(args: argparse.Namespace) -> int:
             print(f"\ninterrupted: rerun the same command to resume ({results})", file=sys.stderr)
             return 130
         ranges = {env: sources[env].info()["reward_range"] for env in per_env}
-    rows = bench_rows(_episodes(results, per_env), ranges, seed=args.seed)
+    rows = bench_rows(_episodes(results, per_env), ranges)
     # a smoke run says so: its table is no suite figure
     title = f"{args.agent} on suite {suite['name']}" + (f" (its first {args.limit} tasks per env)" if args.limit else "")
     print_table(rows, title)

@@ -12,13 +12,14 @@ from dataclasses import asdict
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import numpy as np
 import psutil
 import pytest
 
 from agentenv.bench import AVERAGE, bench_rows, markdown, print_table, row_cells
 from agentenv.cli import main
 from agentenv.controller.sources import LocalEnv
-from agentenv.controller.stats import average_rate_interval, bootstrap_mean, bootstrap_mean_of_means, wilson
+from agentenv.controller.stats import average_interval, mean_interval, wilson
 from agentenv.controller.suites import load_suite, suite_names, suite_tasks
 from agentenv.registry import env_class, installed_envs
 
@@ -39,28 +40,32 @@ def test_wilson_at_the_edges():
         wilson(3, 2)
 
 
-def test_bootstrap_mean_is_seeded_and_near_the_normal_interval():
-    values = [1.0] * 200 + [0.0] * 200  # mean 0.5, standard error 0.025
-    low, high = bootstrap_mean(values, seed=1)
-    assert (low, high) == bootstrap_mean(values, seed=1)
-    assert low == pytest.approx(0.5 - 1.96 * 0.025, abs=0.01) and high == pytest.approx(0.5 + 1.96 * 0.025, abs=0.01)
-    assert bootstrap_mean([0.7, 0.7, 0.7]) == (pytest.approx(0.7), pytest.approx(0.7))
-    # one group is the plain bootstrap; the average of two equal groups' means has the same centre
-    assert bootstrap_mean_of_means([values], seed=1) == (low, high)
-    two = bootstrap_mean_of_means([values, values], seed=1)
-    assert two[0] < 0.5 < two[1] and two[1] - two[0] < high - low
+def test_the_interval_of_mean_scores_near_the_ceiling_keeps_its_coverage():
+    """The percentile bootstrap of scores mostly at 1 (as a good agent's are) covered the true mean in 39% of
+    draws of 26 tasks, and scores all equal gave an empty "95%" interval; Wilson's over the mean covers."""
+    rng = np.random.default_rng(0)
+    true_mean = 0.98 + 0.02 * 0.5  # 1 with probability .98, else uniform 0-1
+    covered = 0
+    for _ in range(2000):
+        scores = np.where(rng.random(26) < 0.98, 1.0, rng.random(26))
+        low, high = mean_interval(scores.mean(), 26)
+        covered += low <= true_mean <= high
+    assert covered / 2000 >= 0.93
+    assert mean_interval(1.0, 26) == wilson(26, 26) and mean_interval(0.7, 3)[1] - mean_interval(0.7, 3)[0] > 0.3
+    assert mean_interval(1.3, 10) == mean_interval(1.0, 10)  # a score past the range is taken as 1
+    assert mean_interval(0.5, 0) == (0.0, 1.0)
 
 
-def test_the_average_rate_interval_allows_for_unseen_failures():
-    low, high = average_rate_interval([(26, 26), (100, 100)])
+def test_the_average_interval_allows_for_unseen_failures():
+    low, high = average_interval([(1.0, 26), (1.0, 100)])
     assert high == 1.0 and 0.9 < low < 1.0
-    low, high = average_rate_interval([(50, 100), (90, 100)])
+    low, high = average_interval([(0.5, 100), (0.9, 100)])
     assert low < 0.7 < high
-    assert average_rate_interval([]) == (0.0, 1.0)
-    assert average_rate_interval([(37, 40)]) == wilson(37, 40)  # one env: its own row's interval, not another
+    assert average_interval([]) == (0.0, 1.0)
+    assert average_interval([(37 / 40, 40)]) == wilson(37, 40)  # one env: its own row's interval, not another
     # at mid-range the normal interval's width: each env's variance over its n tasks (over n + z², the
     # interval covered 92.5% of draws instead of 95%)
-    low, high = average_rate_interval([(15, 30)] * 16)
+    low, high = average_interval([(0.5, 30)] * 16)
     assert (high - low) / 2 == pytest.approx(1.959963984540054 * math.sqrt(0.25 / 30) / 4)
 
 
@@ -77,7 +82,8 @@ def test_bench_rows_per_env_and_their_average():
     maze, wordle, average = rows
     assert (maze.n, maze.success, maze.rounds, maze.tokens, maze.episode_s) == (2, 0.5, 5.0, 40, 0.5)
     assert (maze.success_low, maze.success_high) == wilson(1, 2)
-    assert (wordle.score, wordle.score_low, wordle.score_high) == (1.0, 1.0, 1.0)  # normalised by the range
+    # normalised by the range; three scores at 1 are no proof that every score is (the bootstrap said 1 - 1)
+    assert (wordle.score, (wordle.score_low, wordle.score_high)) == (1.0, wilson(3, 3))
     assert average.env == AVERAGE and average.n == 5 and average.success == 0.75 and average.tokens == 55
     # an env whose every episode ended on an env error: a row that says so, and an average that says over what
     rows = bench_rows({"maze": [episode("maze", True, 1.0, 4)], "sciworld": []}, {"maze": [0.0, 1.0]})
@@ -87,6 +93,18 @@ def test_bench_rows_per_env_and_their_average():
     # no env with an episode: one row, printed (the table's divider looked for an average row: IndexError)
     (only,) = bench_rows({"sciworld": []}, {})
     print_table([only], "every episode ended on an env error")
+
+
+def test_rewards_outside_the_envs_range_are_said(capsys):
+    """A score normalised from a reward past the env's range is past 1: said once, as the scores are then
+    no fraction of the best."""
+    episodes = [{"item_id": f"maze_{i}", "success": True, "reward": r, "meta": {}} for i, r in enumerate([1.0, 1.4, 2.0])]
+    (maze, _) = bench_rows({"maze": episodes}, {"maze": [0.0, 1.0]})
+    assert maze.score == pytest.approx(1.4667, abs=1e-4) and maze.score_high == 1.0
+    err = capsys.readouterr().err
+    assert err.count("[agentenv] maze: 2 of 3 rewards lie outside its reward range 0..1 (from 1.4 to 2)") == 1
+    bench_rows({"maze": episodes[:1]}, {"maze": [0.0, 1.0]})
+    assert capsys.readouterr().err == ""
 
 
 def test_the_shipped_suite_covers_every_installed_env_and_draws_new_ones_by_rule():

@@ -246,6 +246,25 @@ def test_the_eval_table_gives_each_success_rate_its_interval(tmp_path, capsys):
     assert printed.endswith(f"report: {tmp_path / 'results.report.md'} (and results.report.json)\n")
 
 
+def test_with_several_samples_per_task_the_interval_is_over_the_tasks():
+    """10 tasks x 3 samples, 8 tasks solved every time: 24 of 30 episodes, but the interval is that of 8 of 10
+    tasks (it was Wilson's of 24 of 30, 62.7% - 90.5%: in simulation it covered 80% at 12 tasks x 3)."""
+    from agentenv.controller.report import build_report
+    from agentenv.controller.stats import wilson
+    from agentenv.data.trajectory import Trajectory
+
+    episodes = [Trajectory(item_id=f"maze_{i}", conversations=[], reward=float(i < 8), success=i < 8, env="maze",
+                           meta={"sample": k}) for i in range(10) for k in range(3)]
+    row = build_report(episodes, {"maze": (0.0, 1.0)}).row()
+    assert (row.n, row.tasks, row.success) == (30, 10, 0.8)
+    low, high = wilson(8, 10)
+    assert row.interval_text() == f"{low:.1%} – {high:.1%}" == "49.0% – 94.3%"
+    assert "| maze | all | 30 (10 tasks) | 0.800 | 80.0% | 49.0% – 94.3% |" in build_report(episodes, {}).markdown()
+    # a task with more samples than another weighs the same: the rate is the mean of the tasks' rates
+    uneven = build_report(episodes[:3] + episodes[-1:], {}).row()
+    assert (uneven.n, uneven.tasks, uneven.success) == (4, 2, 0.5)
+
+
 def test_best_of_n_prints_one_table_not_markdown(tmp_path, capsys):
     """It printed the samples' table, then its own as raw Markdown (`| env | tasks |...|---|`)."""
     from agentenv.trainer.best_of_n import BestOfNConfig, run_best_of_n

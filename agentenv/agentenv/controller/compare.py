@@ -4,8 +4,8 @@
 
 Each pair of episode files (the evaluator's AgentTraj JSONL, greedy, one episode per task) holds two
 agents' episodes on the same tasks.  Per pair, and per env within it, it prints both success rates, the
-tasks only one of them solved, and the difference with its 95% interval over tasks (paired: Agresti and
-Min's interval from the tasks only one agent solved, :func:`~agentenv.controller.stats.paired_difference_interval`;
+tasks only one of them solved, and the difference with its 95% interval over tasks (paired: Tango's score
+interval from the tasks only one agent solved, :func:`~agentenv.controller.stats.paired_difference_interval`;
 ``all`` pools the tasks of every env, where ``bench``'s average weighs each env the same).  The interval says how far the difference could move on
 another draw of tasks of the same kind; it says nothing about another training seed, which is what an
 experiment's spread over seeds measures.
@@ -37,7 +37,12 @@ def successes(path: Path) -> dict[str, bool]:
         if not isinstance(episode, dict) or not {"item_id", "success"} <= episode.keys():
             raise ValueError(f"{path}: record {number} is not an episode: it needs item_id and success")
         if episode["item_id"] in result:
-            raise ValueError(f"{path}: {episode['item_id']} played twice; this compares one episode per task")
+            sample = episode.get("meta", {}).get("sample", 0) if isinstance(episode.get("meta"), dict) else 0
+            hint = ("it holds several samples per task (eval --samples): compare two greedy runs of one sample each"
+                    if sample else "compare takes one episode per task")
+            raise ValueError(f"{path}: record {number} plays {episode['item_id']} again; {hint}")
+        if episode["success"] not in (True, False, None):  # bool("false") is True; as Trajectory reads it
+            raise ValueError(f"{path}: record {number} has success {episode['success']!r}; it is true or false")
         result[episode["item_id"]] = bool(episode["success"])
     return result
 

@@ -1,15 +1,22 @@
-"""The result table of an evaluation: mean score (normalised 0-1) and success rate per env and task type."""
+"""The result table of an evaluation: mean score (normalised 0-1) and success rate per env and task type.
+
+A row's interval is over its tasks: with several samples per task (``eval --samples K``) the episodes of one
+task are not independent draws, so the success rate's interval is that of the tasks' own rates
+(:func:`~agentenv.controller.stats.mean_interval` with ``n`` the tasks).  The ``all`` rows pool tasks: an env
+or task type weighs as many tasks as it has (``bench``'s average weighs each env the same).
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentenv.controller.stats import wilson
+from agentenv.controller.stats import mean_interval
 from agentenv.data.trajectory import Trajectory, write_json, write_text_atomic
 
 ALL = "all"
@@ -35,11 +42,17 @@ class ResultRow:
     success: float  # success rate, 0-1
     #: why its episodes ended: ``{"done": n, "max_rounds": n, "context_overflow": n, ...}``
     stops: dict[str, int] = field(default_factory=dict)
+    #: the tasks its ``n`` episodes played (fewer than ``n`` with several samples per task; ``None``: ``n``)
+    tasks: int | None = None
 
     def interval_text(self) -> str:
-        """The success rate's 95% (Wilson) interval, as ``72.2% – 100.0%``."""
-        low, high = wilson(round(self.success * self.n), self.n)
+        """The success rate's 95% (Wilson) interval over the row's tasks, as ``72.2% – 100.0%``."""
+        low, high = mean_interval(self.success, self.tasks or self.n)
         return f"{low:.1%} – {high:.1%}"
+
+    def n_text(self) -> str:
+        """The episodes, and the tasks they played where those are fewer: ``30 (10 tasks)``."""
+        return str(self.n) if (self.tasks or self.n) == self.n else f"{self.n} ({self.tasks} tasks)"
 
     def stops_text(self) -> str:
         """The episodes that did not end by the env's own ``done``, by reason (``""`` when all did)."""
@@ -74,7 +87,7 @@ class EvalReport:
         lines = ["| env | task type | n | score | success | 95% interval | not done: ended by |",
                  "|---|---|---:|---:|---:|---:|---|"]
         for r in self.rows:
-            lines.append(f"| {r.env} | {r.task_type} | {r.n} | {r.score:.3f} | {100 * r.success:.1f}% | "
+            lines.append(f"| {r.env} | {r.task_type} | {r.n_text()} | {r.score:.3f} | {100 * r.success:.1f}% | "
                          f"{r.interval_text()} | {r.stops_text()} |")
         if self.errors:
             lines.append(f"\n{self.errors} episode(s) ended on an environment error and were not recorded; rerun to retry.")
@@ -92,7 +105,7 @@ class EvalReport:
         table.add_column("not done: ended by")
         for r in self.rows:
             style = "bold" if r.task_type == ALL else None
-            table.add_row(r.env, r.task_type, str(r.n), f"{r.score:.3f}", f"{100 * r.success:.1f}%", r.interval_text(),
+            table.add_row(r.env, r.task_type, r.n_text(), f"{r.score:.3f}", f"{100 * r.success:.1f}%", r.interval_text(),
                           r.stops_text(), style=style)
         return table
 
@@ -133,6 +146,17 @@ def normalised(score: float, reward_range: tuple[float, float] | list[float]) ->
     return (score - lo) / (hi - lo) if hi > lo else score
 
 
+def warn_outside_range(env: str, rewards: Sequence[float], reward_range: tuple[float, float] | list[float]) -> None:
+    """Say once (on stderr) when some of an env's rewards lie outside the range its server reports: their
+    normalised scores are then outside 0-1, and a mean of them is no fraction of the best score."""
+    lo, hi = reward_range
+    outside = [r for r in rewards if not lo <= r <= hi]
+    if outside:
+        print(f"[agentenv] {env}: {len(outside)} of {len(rewards)} rewards lie outside its reward range {lo:g}..{hi:g} "
+              f"(from {min(outside):g} to {max(outside):g}), so its normalised scores leave 0-1; "
+              "the env's /info should report the range its rewards take", file=sys.stderr)
+
+
 def build_report(
     trajectories: Iterable[Trajectory],
     reward_ranges: Mapping[str, tuple[float, float] | list[float]],
@@ -141,10 +165,16 @@ def build_report(
     settings: dict[str, Any] | None = None,
 ) -> EvalReport:
     """Aggregate trajectories per env, per (env, task type) and overall."""
-    groups: dict[tuple[str, str], list[tuple[float, bool, str]]] = defaultdict(list)
+    trajectories = list(trajectories)
+    rewards: dict[str, list[float]] = defaultdict(list)
+    for t in trajectories:
+        rewards[t.env].append(t.reward)
+    for env, values in rewards.items():
+        warn_outside_range(env, values, reward_ranges.get(env, (0.0, 1.0)))
+    groups: dict[tuple[str, str], list[tuple[float, bool, str, str]]] = defaultdict(list)
     for t in trajectories:
         stop = str(t.meta.get("stop_reason") or "done")
-        result = (normalised(t.reward, reward_ranges.get(t.env, (0.0, 1.0))), bool(t.success), stop)
+        result = (normalised(t.reward, reward_ranges.get(t.env, (0.0, 1.0))), bool(t.success), stop, t.item_id)
         task_type = str(t.meta.get("task_type") or t.env)
         groups[(t.env, ALL)].append(result)
         groups[(ALL, ALL)].append(result)
@@ -163,9 +193,19 @@ def build_report(
                 env=k[0],
                 task_type=k[1],
                 n=len(results),
-                score=sum(s for s, _, _ in results) / len(results),
-                success=sum(ok for _, ok, _ in results) / len(results),
-                stops=dict(Counter(stop for _, _, stop in results)),
+                score=sum(r[0] for r in results) / len(results),
+                success=success_rate(results),
+                stops=dict(Counter(r[2] for r in results)),
+                tasks=len({r[3] for r in results}),
             )
         )
     return EvalReport(rows, errors=errors, settings=settings or {})
+
+
+def success_rate(results: list[tuple[float, bool, str, str]]) -> float:
+    """The mean of the tasks' success rates (each task weighing the same whatever its samples; the plain
+    rate of the episodes when every task has as many)."""
+    by_task: dict[str, list[bool]] = defaultdict(list)
+    for _, ok, _, task in results:
+        by_task[task].append(ok)
+    return sum(sum(oks) / len(oks) for oks in by_task.values()) / len(by_task)
