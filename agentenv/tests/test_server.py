@@ -1174,11 +1174,14 @@ def test_an_env_that_cannot_start_says_why_in_one_line():
         "    def shared(cls):\n"
         "        raise RuntimeError('Broken needs its word lists: pip install them')\n"
         "        yield\n"
-        f"uvicorn.run(create_app([Broken]), host='127.0.0.1', port={free_port()}, log_level='warning')\n"
+        "from agentenv.server.launcher import run_announced\n"
+        f"config = uvicorn.Config(create_app([Broken]), host='127.0.0.1', port={free_port()}, log_level='warning')\n"
+        "run_announced(config, 'serving /broken/ (what serve prints once it listens)')\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
                           cwd=os.path.dirname(__file__))
     assert done.returncode == 3
+    # nothing says "serving" first: it is printed once the server listens (it came before its start-up)
     assert done.stderr.splitlines() == ["error: broken cannot start: Broken needs its word lists: pip install them",
                                         "ERROR:    Application startup failed. Exiting."]
 

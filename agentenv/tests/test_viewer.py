@@ -134,6 +134,16 @@ def test_view_refuses_a_missing_file_in_one_line(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 1 and out.stderr.strip() == f"error: no such results file: {tmp_path / 'none.jsonl'}"
 
+    # a folder (a run's, or the dataset collect exported) is named as one, with the files it holds
+    from agentenv.viewer.app import load_runs
+
+    (tmp_path / "data").mkdir()
+    with pytest.raises(FileNotFoundError, match=r"data is a folder, not a results file: give the results files"):
+        load_runs([tmp_path / "data"])
+    (tmp_path / "data" / "train.jsonl").write_text("")
+    with pytest.raises(FileNotFoundError, match=r"data is a folder, not a results file: give a file in it \(train.jsonl\)"):
+        load_runs([tmp_path / "data"])
+
 
 def test_view_refuses_an_empty_file_or_one_given_twice(results, tmp_path):
     from agentenv.viewer.app import load_runs

@@ -87,17 +87,43 @@ def serve(
     if problem := _cannot_bind(host, port, name) or open_without_token(host, settings.get("token")):
         raise CannotServe(problem)
     settings["loopback_only"] = is_loopback(host)
+    announce = None
     if PARENT_PID_VAR not in os.environ:  # `up` and the other starters print their own URLs
         routes = ", ".join(f"/{cls.name}/" for cls in envs)
-        print(f"serving {routes} at {base_url(host, port)} ({workers} worker{'s' * (workers > 1)}); Ctrl-C stops",
-              file=sys.stderr, flush=True)
+        announce = f"serving {routes} at {base_url(host, port)} ({workers} worker{'s' * (workers > 1)}); Ctrl-C stops"
     if workers > 1:
         from .workers import serve_workers
 
-        serve_workers(envs, host=host, port=port, workers=workers, log_level=log_level, **settings)
+        serve_workers(envs, host=host, port=port, workers=workers, log_level=log_level, announce=announce, **settings)
         return
-    app = create_app(envs, **settings)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
+    run_announced(uvicorn.Config(create_app(envs, **settings), host=host, port=port, log_level=log_level,
+                                 access_log=False), announce)
+
+
+def run_announced(config: Any, announce: str | None) -> None:
+    """``uvicorn.run`` of ``config``, printing ``announce`` once the server listens; exit status 3 (as
+    uvicorn's) when its start-up fails."""
+    server = announcing_server(config, announce)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    if not server.started:  # an env's start-up failed, said above
+        sys.exit(3)
+
+
+def announcing_server(config: Any, announce: str | None) -> Any:
+    """A ``uvicorn.Server`` that prints ``announce`` on stderr once it listens: after its envs' start-up and
+    its bind, so "serving" is never followed by an error that it cannot start."""
+    import uvicorn
+
+    class AnnouncingServer(uvicorn.Server):
+        async def startup(self, sockets: list | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and announce:
+                print(announce, file=sys.stderr, flush=True)
+
+    return AnnouncingServer(config)
 
 
 def server_arguments(

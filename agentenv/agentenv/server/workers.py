@@ -298,6 +298,7 @@ class _WorkerSpec:
     supervisor_pid: int
     log_level: str
     settings: dict[str, Any] = field(default_factory=dict)
+    announce: str | None = None  # what worker 0 prints once it listens
 
 
 def _run_worker(spec: _WorkerSpec, tcp: socket.socket, unix: socket.socket) -> None:
@@ -305,13 +306,13 @@ def _run_worker(spec: _WorkerSpec, tcp: socket.socket, unix: socket.socket) -> N
     import uvicorn
 
     from .app import create_app
-    from .launcher import stop_when_orphaned
+    from .launcher import announcing_server, stop_when_orphaned
 
     stop_when_orphaned(spec.supervisor_pid, on_orphaned=functools.partial(_remove_socket, spec.peers[spec.index]))
     app = create_app(spec.envs, server_pid=spec.supervisor_pid, **spec.settings)
     router = WorkerRouter(app, spec.index, spec.peers, spec.settings.get("max_body_bytes", 1_000_000))
     config = uvicorn.Config(router, log_level=spec.log_level, access_log=False, lifespan="on")
-    uvicorn.Server(config).run(sockets=[tcp, unix])
+    announcing_server(config, spec.announce if spec.index == 0 else None).run(sockets=[tcp, unix])
 
 
 def _remove_socket(path: str) -> None:
@@ -343,6 +344,7 @@ def serve_workers(
     workers: int,
     log_level: str = "warning",
     stop_timeout_s: float = 15.0,
+    announce: str | None = None,
     **settings: Any,
 ) -> None:
     """Serve ``envs`` on ``host:port`` with ``workers`` processes until interrupted (SIGTERM, Ctrl-C) or until
@@ -351,7 +353,7 @@ def serve_workers(
     from agentenv.processes import sigterm_interrupts
 
     with sigterm_interrupts():
-        _supervise(envs, host, port, workers, log_level, stop_timeout_s, settings)
+        _supervise(envs, host, port, workers, log_level, stop_timeout_s, settings, announce)
 
 
 class WorkerExited(RuntimeError):
@@ -359,7 +361,7 @@ class WorkerExited(RuntimeError):
 
 
 def _supervise(envs: Sequence[type[Environment]], host: str, port: int, workers: int, log_level: str,
-               stop_timeout_s: float, settings: dict[str, Any]) -> None:
+               stop_timeout_s: float, settings: dict[str, Any], announce: str | None) -> None:
     spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: no threads or locks inherited
     with tempfile.TemporaryDirectory(prefix="agentenv-workers-") as private:  # mode 0700: only this user
         peers = [os.path.join(private, f"{w}.sock") for w in range(workers)]
@@ -367,7 +369,7 @@ def _supervise(envs: Sequence[type[Environment]], host: str, port: int, workers:
         procs = [
             spawn.Process(
                 target=_run_worker, name=f"agentenv-worker-{w}",
-                args=(_WorkerSpec(list(envs), w, peers, os.getpid(), log_level, settings), *sockets[w]),
+                args=(_WorkerSpec(list(envs), w, peers, os.getpid(), log_level, settings, announce), *sockets[w]),
             )
             for w in range(workers)
         ]

@@ -53,6 +53,10 @@ def load_runs(paths: list[str | os.PathLike]) -> list[Run]:
     paths = [Path(p) for p in paths]
     resolved = [p.resolve() for p in paths]
     for p, where in zip(paths, resolved, strict=True):
+        if p.is_dir():  # a run's folder, or a dataset that collect exported
+            inside = sorted(f.name for f in p.glob("*.jsonl"))
+            hint = f"give a file in it ({', '.join(inside[:3])})" if inside else "give the results files (.jsonl) of `agentenv eval` or `collect`"
+            raise FileNotFoundError(f"{p} is a folder, not a results file: {hint}")
         if not p.is_file():
             raise FileNotFoundError(f"no such results file: {p}")
         check_records_file(p, "give the results files of `agentenv eval` or `collect`")
