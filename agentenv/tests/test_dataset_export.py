@@ -166,3 +166,32 @@ def test_a_datasets_rows_are_in_task_order_whatever_order_the_episodes_finished_
     shards = [sorted((tmp_path / name).rglob("*.parquet")) for name in ("a", "b")]
     assert [p.read_bytes() for p in shards[0]] == [p.read_bytes() for p in shards[1]]
     assert [(t.data_idx, t.meta.get("sample", 0)) for t in read_dataset_folder(tmp_path / "a")] == [(3, 0), (7, 0), (7, 1), (12, 0)]
+
+
+def test_a_rerun_that_adds_nothing_leaves_an_earlier_exports_rows_in_their_order(tmp_path):
+    """An export of an earlier version holds its rows in the order episodes finished. A rerun of collect that
+    added nothing wrote them again in task order, and a BC checkpoint over the first order was then refused
+    as saved on "other data"."""
+    from agentenv.data.export import _write_shards, read_dataset_folder, write_dataset
+    from agentenv.data.trajectory import Trajectory
+
+    def episode(idx: int) -> Trajectory:
+        t = Trajectory.start("maze", idx, "Reach the goal.")
+        t.add_observation(f"task {idx}")
+        t.add_reply("move up")
+        t.reward, t.success = 1.0, True
+        return t
+
+    finished = [episode(i) for i in (7, 3, 12)]
+    raw_path(tmp_path).parent.mkdir()
+    raw_path(tmp_path).touch()  # a folder collect wrote
+    _write_shards(tmp_path, {"maze": finished})  # as the earlier version wrote them
+    (shard,) = (tmp_path / "data").glob("*.parquet")
+    before = shard.read_bytes()
+    counts = write_dataset(tmp_path, finished[::-1])
+    assert counts == {"maze": {"episodes": 3, "kept": 3}} and (tmp_path / "README.md").exists()
+    assert shard.read_bytes() == before
+    assert [t.data_idx for t in read_dataset_folder(tmp_path)] == [7, 3, 12]
+    # one more episode: the rows are written again, in task order
+    write_dataset(tmp_path, [*finished, episode(5)])
+    assert [t.data_idx for t in read_dataset_folder(tmp_path)] == [3, 5, 7, 12]

@@ -11,6 +11,7 @@ apart); ``load_dataset(DIR, "babyai")`` reads one env.  The trainers take ``DIR`
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import shutil
 from collections import defaultdict
@@ -18,6 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from agentenv.data.dataset import trajectory_features, trajectory_to_row
 from agentenv.data.trajectory import Trajectory, naming_the_record, trajectory_order, write_text_atomic
 
 #: rows per parquet shard
@@ -72,31 +74,57 @@ def write_dataset(
 ) -> dict[str, dict[str, int]]:
     """Write ``trajectories`` as parquet shards per env plus the dataset card (replacing earlier shards).
 
-    Unsuccessful episodes are left out unless ``successes_only`` is false; the card counts them.  Returns
-    ``{env: {"episodes", "kept"}}``."""
-    import datasets
-    import pyarrow.parquet as pq
-
-    from agentenv.data.dataset import trajectory_features, trajectory_to_row
-
+    Unsuccessful episodes are left out unless ``successes_only`` is false; the card counts them.  Shards that
+    already hold exactly these trajectories are left as they are.  Returns ``{env: {"episodes", "kept"}}``."""
     check_dataset_target(folder)
     by_env: dict[str, list[Trajectory]] = defaultdict(list)
     for t in trajectories:
         by_env[t.env].append(t)
     folder = Path(folder)
+    counts: dict[str, dict[str, int]] = {}
+    stats: dict[str, dict[str, float]] = {}
+    kept: dict[str, list[Trajectory]] = {}
+    for env in sorted(by_env):
+        # in task order, not the order episodes finished in: a dataset collected twice is the same rows
+        kept[env] = sorted((t for t in by_env[env] if t.success or not successes_only), key=trajectory_order)
+        counts[env] = {"episodes": len(by_env[env]), "kept": len(kept[env])}
+        stats[env] = {"rounds": sum(t.meta.get("rounds", 0) for t in kept[env]) / max(len(kept[env]), 1)}
+    if not _holds_rows(folder, [t for ts in kept.values() for t in ts]):
+        _write_shards(folder, kept)
+    splits = sorted({t.split for ts in kept.values() for t in ts} - {""})
+    write_text_atomic(folder / "README.md", dataset_card(
+        counts, stats, expert=expert, env_versions=env_versions or {}, successes_only=successes_only, splits=splits))
+    return counts
+
+
+def _holds_rows(folder: Path, trajectories: list[Trajectory]) -> bool:
+    """Whether the folder's shards hold exactly these trajectories, in any order.  Then they are left as
+    they are: a rerun that adds nothing changes no row's place (an export of an earlier version, in the
+    order episodes finished, stays the data a BC checkpoint over it was saved on)."""
+    if not is_dataset_folder(folder):
+        return False
+
+    def rows(ts: Iterable[Trajectory]) -> list[str]:
+        return sorted(json.dumps(trajectory_to_row(t), sort_keys=True, ensure_ascii=False) for t in ts)
+
+    try:
+        return rows(read_dataset_folder(folder)) == rows(trajectories)
+    except Exception:  # shards this version cannot read: written again
+        return False
+
+
+def _write_shards(folder: Path, kept: Mapping[str, list[Trajectory]]) -> None:
+    """Each env's trajectories as its parquet shards under ``folder/data``, replacing the earlier ones."""
+    import datasets
+    import pyarrow.parquet as pq
+
     tmp = folder / (DATA_DIR + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    counts: dict[str, dict[str, int]] = {}
-    stats: dict[str, dict[str, float]] = {}
-    for env in sorted(by_env):
-        # in task order, not the order episodes finished in: a dataset collected twice is the same rows
-        kept = sorted((t for t in by_env[env] if t.success or not successes_only), key=trajectory_order)
-        counts[env] = {"episodes": len(by_env[env]), "kept": len(kept)}
-        stats[env] = {"rounds": sum(t.meta.get("rounds", 0) for t in kept) / max(len(kept), 1)}
-        shards = max(1, -(-len(kept) // SHARD_ROWS))
+    for env, trajectories in kept.items():
+        shards = max(1, -(-len(trajectories) // SHARD_ROWS))
         for k in range(shards):
-            rows = [trajectory_to_row(t) for t in kept[k * SHARD_ROWS : (k + 1) * SHARD_ROWS]]
+            rows = [trajectory_to_row(t) for t in trajectories[k * SHARD_ROWS : (k + 1) * SHARD_ROWS]]
             table = datasets.Dataset.from_list(rows, features=trajectory_features())
             pq.write_table(table.data.table, tmp / f"{env}-{k:05d}-of-{shards:05d}.parquet")  # with the features
     # swapped by renames: a kill leaves the old shards whole, or none (a rerun writes them), never some of them
@@ -106,10 +134,6 @@ def write_dataset(
         os.replace(folder / DATA_DIR, old)
     os.replace(tmp, folder / DATA_DIR)
     shutil.rmtree(old, ignore_errors=True)
-    splits = sorted({t.split for ts in by_env.values() for t in ts if t.success or not successes_only} - {""})
-    write_text_atomic(folder / "README.md", dataset_card(
-        counts, stats, expert=expert, env_versions=env_versions or {}, successes_only=successes_only, splits=splits))
-    return counts
 
 
 def dataset_card(
