@@ -236,6 +236,32 @@ def test_env_crash_is_500_and_ends_only_that_session(http):
     http.post("/counter/close", json={"id": healthy})
 
 
+def test_an_env_that_cannot_be_created_for_want_of_descriptors_is_a_full_server_not_a_crash():
+    """Out of file descriptors (or memory, or threads), creating an env was answered as its crash (500): a
+    client gave up the episode.  It is now 429, which the rollout waits on and retries, and the server
+    lives on."""
+    import errno
+
+    from fastapi.testclient import TestClient
+
+    class Starved(CounterEnv):
+        name = "starved"
+        starving: ClassVar[bool] = True
+
+        def __init__(self) -> None:
+            if Starved.starving:
+                raise OSError(errno.EMFILE, "Too many open files")
+            super().__init__()
+
+    with TestClient(create_app([Starved]), base_url="http://127.0.0.1") as http:
+        refused = http.post("/create", json={})
+        assert refused.status_code == 429
+        assert refused.json()["error"].startswith("could not create a starved env: the server is out of file "
+                                                  "descriptors (OSError: [Errno 24] Too many open files)")
+        Starved.starving = False
+        assert http.post("/create", json={}).status_code == 200
+
+
 class UnfitValuesEnv(CounterEnv):
     """Returns what the protocol cannot carry: a dict for task 0's first observation, a list for a step's
     observation after ``add 2``, a list from ``/observation``, a word for a reward after ``add 3``."""

@@ -14,6 +14,7 @@ until the stuck call and the close have both returned, so a server never holds m
 from __future__ import annotations
 
 import asyncio
+import errno
 import itertools
 import logging
 import threading
@@ -199,6 +200,10 @@ class SessionPool:
         try:
             session = await self.call(LocalSession, self.env_cls, session_id)
         except Exception as exc:
+            if lacking := _exhausted(exc):  # the machine's limit, not the env's fault: 429, retried
+                log.warning("creating a %s env: out of %s (%s)", self.env_cls.name, lacking, describe(exc))
+                raise ServerFull(f"could not create a {self.env_cls.name} env: the server is out of {lacking} "
+                                 f"({describe(exc)}); retry once sessions have closed") from exc
             log.exception("creating a %s env failed", self.env_cls.name)
             raise EnvCrashed(f"could not create a {self.env_cls.name} env: {describe(exc)}") from exc
         finally:
@@ -282,6 +287,26 @@ class SessionPool:
     async def close_all(self) -> None:
         for slot in list(self.slots.values()):
             await self.close(slot)
+
+
+#: what an error number says the machine ran out of
+_EXHAUSTED = {errno.EMFILE: "file descriptors", errno.ENFILE: "file descriptors", errno.ENOMEM: "memory",
+              errno.EAGAIN: "processes or threads"}
+
+
+def _exhausted(exc: BaseException) -> str | None:
+    """What the machine ran out of, where ``exc`` (or its cause) says it ran out of something."""
+    for _ in range(8):  # down the chain of causes (never a loop)
+        if exc is None:
+            break
+        if isinstance(exc, MemoryError):
+            return "memory"
+        if isinstance(exc, OSError) and exc.errno in _EXHAUSTED:
+            return _EXHAUSTED[exc.errno]
+        if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+            return "processes or threads"
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def _in_own_thread(fn: Callable[[], Any], name: str) -> asyncio.Future:
