@@ -428,7 +428,7 @@ def test_collect_writes_expert_trajectories(tmp_path):
     assert report.row().success == 1.0
 
 
-def test_an_interrupted_run_with_several_samples_resumes_exactly(tmp_path):
+def test_an_interrupted_run_with_several_samples_resumes_exactly(tmp_path, monkeypatch):
     out = tmp_path / "samples.jsonl"
     with pytest.raises(KeyboardInterrupt):
         evaluate(Counter(fail_at=3), tasks(range(6)), out, samples_per_task=3, concurrency=4, sources=LOCAL,
@@ -441,6 +441,14 @@ def test_an_interrupted_run_with_several_samples_resumes_exactly(tmp_path):
     keys = Tally((t.item_id, t.meta["sample"]) for t in read_trajectories(out))
     assert keys == Tally((f"guess_{i}", k) for i in range(6) for k in range(3))  # each exactly once
     assert {(item, k) for item, k, *_ in second.seen}.isdisjoint(first)  # finished samples were not rerun
+
+    # a rerun reads the file once: its report is of what it read and what it wrote (a second read parsed
+    # every conversation again, 4.4 s of a 6.1 s resume at 19,900 episodes)
+    reads = []
+    monkeypatch.setattr("agentenv.controller.evaluator.read_trajectories",
+                        lambda path: reads.append(path) or read_trajectories(path))
+    report = evaluate(Counter(), tasks(range(7)), out, samples_per_task=3, concurrency=4, sources=LOCAL, progress=False)
+    assert len(reads) == 1 and report.row().n == 21 and report.row().tasks == 7
 
 
 def test_a_killed_process_resumes_without_duplicates_or_gaps(tmp_path):

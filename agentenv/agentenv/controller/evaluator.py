@@ -120,6 +120,7 @@ def evaluate(
         )
 
         errors = 0
+        recorded: list[Trajectory] = []  # this run's episodes, as written
         successes = sum(t.success for t in previous)
         live = LiveProgress(
             f"{title} {agent.name}", total=len(wanted), done=len(done), successes=successes, rollout=rollout,
@@ -139,6 +140,7 @@ def evaluate(
                 seed=seed,
             )
             append_trajectory(out_path, traj)
+            recorded.append(traj)
             live.finished(traj.success)
 
         failure = None
@@ -162,7 +164,8 @@ def evaluate(
                     file=sys.stderr,
                 )
 
-        every = latest_episodes(_read(out_path))
+        # the file as it now is (no other run writes it meanwhile), without reading every conversation again
+        every = latest_episodes([*held, *recorded])
         mine = [t for t in every if (t.item_id, _sample(t)) in wanted]
         report = build_report(
             mine, {env: info["reward_range"] for env, info in infos.items()}, errors=errors, settings=settings
