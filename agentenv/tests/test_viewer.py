@@ -245,6 +245,14 @@ def test_the_page_in_a_browser_filters_opens_and_compares(results, tmp_path):
                 page.locator("#episodes tr.more button").click()
                 page.wait_for_function("document.querySelectorAll('#episodes tbody tr[data-key]').length === 2000")
                 assert page.locator("#episodes tr.more button").inner_text().startswith("show 500 more of 500")
+                # an open episode past the first thousand keeps its row, drawn and marked, when the list is
+                # filtered again (the list drew its first thousand rows only, and lost the mark)
+                rows.nth(1_500).click()
+                page.locator(".pane").first.wait_for()
+                page.select_option("#success", "true")
+                page.wait_for_function("document.querySelectorAll('#episodes tbody tr.selected').length === 1")
+                assert rows.count() == 2_001 and page.locator("#episodes tbody tr.selected").get_attribute(
+                    "data-key") == f"{record['env']}_1500#0"
         finally:
             browser.close()
     for name in ("list.png", "episode.png", "compare.png"):

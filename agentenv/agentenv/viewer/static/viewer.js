@@ -72,18 +72,20 @@ async function loadList() {
   if (compare !== "") $("#other-head").title = `how ${state.runs[compare].label} did on the task`;
   const body = $("#episodes tbody");
   body.replaceChildren();
-  showRows(body, rows, 0, compare);
+  const selected = state.key ? rows.findIndex((r) => r.key === state.key) : -1;
+  showRows(body, rows, 0, compare, selected + 1);  // down to the open episode's row, wherever it lies
   $("#count").textContent = `${rows.length} episode${rows.length === 1 ? "" : "s"}`;
-  if (state.key && rows.some((r) => r.key === state.key)) await openEpisode(state.key);
+  if (selected >= 0) await openEpisode(state.key);
 }
 
 // rows drawn at a time: a page of 100,000 rows took seconds, and spreading 130,000 into one call overflowed
 // the stack (the list never drew)
 const PAGE_ROWS = 1000;
 
-function showRows(body, rows, from, compare) {
+function showRows(body, rows, from, compare, atLeast = 0) {
   const rest = document.createDocumentFragment();
-  for (const row of rows.slice(from, from + PAGE_ROWS)) {
+  const end = Math.max(from + PAGE_ROWS, Math.ceil(atLeast / PAGE_ROWS) * PAGE_ROWS);
+  for (const row of rows.slice(from, end)) {
     const tr = element("tr", { "data-key": row.key, onclick: () => openEpisode(row.key) },
       element("td", {}, row.item_id), element("td", {}, row.env), element("td", {}, row.task_type),
       element("td", {}, mark(row.success)), element("td", {}, fixed(row.reward)),
@@ -92,10 +94,10 @@ function showRows(body, rows, from, compare) {
     if (row.key === state.key) tr.classList.add("selected");
     rest.append(tr);
   }
-  const left = rows.length - from - PAGE_ROWS;
+  const left = rows.length - end;
   if (left > 0) {
     const more = element("tr", { class: "more" }, element("td", { colspan: "7" },
-      element("button", { type: "button", onclick: () => { more.remove(); showRows(body, rows, from + PAGE_ROWS, compare); } },
+      element("button", { type: "button", onclick: () => { more.remove(); showRows(body, rows, end, compare); } },
         `show ${Math.min(left, PAGE_ROWS)} more of ${left} (or filter the list)`)));
     rest.append(more);
   }
