@@ -262,6 +262,21 @@ def test_a_resumed_run_without_its_reference_values_stops_with_a_clear_error(bas
     assert read_log(out)[-1]["loss"] == pytest.approx(read_log(first)[-1]["loss"], rel=1e-5)
 
 
+def test_no_resume_into_a_folder_another_run_trains_in_leaves_its_reference_values(base_model, tmp_path):
+    """--no-resume deleted the saved reference values before the training loop's hold of the folder refused
+    the second run: the first run, training there, had lost them for its resume."""
+    from agentenv.processes import held_by_this_run
+
+    write_pairs(tmp_path / "pairs.jsonl", pairs())
+    out = tmp_path / "dpo"
+    out.mkdir()
+    (out / REFERENCE_FILE).write_text('{"pair": 0}\n')
+    with held_by_this_run(out, "held by the first run"):
+        with pytest.raises(ValueError, match="is being trained into by another run"):
+            train_dpo(dpo_config(base_model, out, tmp_path / "pairs.jsonl", resume=False))
+    assert (out / REFERENCE_FILE).read_text() == '{"pair": 0}\n'
+
+
 @pytest.mark.slow
 def test_dpo_under_zero3_on_two_processes_matches_one_process(base_model, tmp_path):
     """examples/deepspeed/zero3.json with 2 CPU processes (torchrun, DeepSpeed's CPU accelerator): the

@@ -48,6 +48,7 @@ from agentenv.trainer.engine import (
     already_trained,
     check_resumable_launch,
     fit,
+    holding_output_dir,
     latest_checkpoint,
     load_model,
     load_tokenizer,
@@ -490,7 +491,10 @@ def train_dpo(cfg: DPOConfig) -> Path:
         saved = out / REFERENCE_FILE
         if not cfg.resume:
             if accelerator.is_main_process:
-                saved.unlink(missing_ok=True)  # starting over: an earlier run's values may be for other pairs
+                # starting over: an earlier run's values may be for other pairs; a run training there now keeps
+                # its values (refused here, not only later by the training loop's hold of the folder)
+                with holding_output_dir(out, holder=True):
+                    saved.unlink(missing_ok=True)
             # before any process reads it: one that still found it would skip the reference pass the others
             # run, and their collective calls would wait for it forever
             accelerator.wait_for_everyone()
