@@ -313,3 +313,26 @@ def test_agentenv_up_with_workers_serves_maze_and_wordle_on_one_port_and_stops_t
         assert EnvClient("maze", url).info()["live_sessions"] == 0
     _, alive = psutil.wait_procs([supervisor, *tree], timeout=10)
     assert not alive
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_stops_serve_with_one_line_and_no_traceback(workers):
+    """Ctrl-C on `agentenv serve` printed nothing and exited 0, and about one stop in 25 logged a 40-line
+    traceback: uvicorn raises the signal again inside its event loop, where it cancelled the tasks left."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("agentenv_lmrlgym", reason="serves Maze (agentenv-lmrlgym)")
+    for _ in range(3 if workers == 1 else 1):
+        port = free_port()
+        server = subprocess.Popen([sys.executable, "-m", "agentenv.cli", "serve", "maze", "--port", str(port),
+                                   "--workers", str(workers)], stderr=subprocess.PIPE, text=True)
+        try:
+            assert server.stderr.readline().startswith(f"serving /maze/ at http://127.0.0.1:{port}")
+            assert httpx.get(f"http://127.0.0.1:{port}/health", timeout=10).status_code == 200
+            server.send_signal(signal.SIGINT)
+            assert server.wait(60) == 0
+            assert server.stderr.read() == "stopped\n"
+        finally:
+            if server.poll() is None:
+                server.kill()

@@ -11,7 +11,8 @@ from agentenv.cli import HelpWithDefaults, port_number, seconds, whole_number
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    listing = sub.add_parser("list", help="the installed environments: server, port, splits, rounds")
+    about = "the installed environments: server, port, splits, rounds"
+    listing = sub.add_parser("list", help=about, description=about)
     listing.set_defaults(func=_list)
 
     serve = sub.add_parser("serve", help="serve one environment (or a server group of several) over HTTP",
@@ -19,7 +20,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("env", help="an installed environment or server group (agentenv list shows them)")
     serve.add_argument("--port", type=port_number, help="port (default: the env's own, agentenv list)")
     _add_server_options(serve)
-    serve.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
+    serve.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"],
+                       help="uvicorn's log level (info: every start-up and shutdown step)")
     serve.set_defaults(func=_serve)
 
     up = sub.add_parser("up", help="start several servers as subprocesses; Ctrl-C stops them all",
@@ -103,6 +105,9 @@ def _serve(args: argparse.Namespace) -> int:
         serve(args.env, host=args.host, port=args.port, log_level=args.log_level, **_server_settings(args))
     except (UnknownEnv, CannotServe, WorkerExited) as exc:
         raise SystemExit(f"error: {exc}") from None
+    except KeyboardInterrupt:  # the workers' supervisor stops on it
+        pass
+    print("stopped", file=sys.stderr)  # by Ctrl-C or SIGTERM: the way a server ends
     return 0
 
 
@@ -128,7 +133,7 @@ def _up(args: argparse.Namespace) -> int:
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
-        print("stopping servers", flush=True)
+        print("stopping servers", file=sys.stderr, flush=True)
     finally:
         servers.stop()
     return 0

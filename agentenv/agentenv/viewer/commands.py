@@ -29,6 +29,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 def run_view(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from agentenv.server.launcher import run_until_stopped
     from agentenv.viewer.app import create_app
 
     try:
@@ -40,6 +41,8 @@ def run_view(args: argparse.Namespace) -> int:
         sock.bind(("127.0.0.1", args.port or 0))
     except OSError as exc:
         raise SystemExit(f"error: cannot listen on 127.0.0.1:{args.port}: {exc.strerror}; give another --port") from None
-    print(f"agentenv view: http://127.0.0.1:{sock.getsockname()[1]}/  (Ctrl-C stops it)", file=sys.stderr, flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    print(f"agentenv view: http://127.0.0.1:{sock.getsockname()[1]}/  (the files as they are now: episodes added later "
+          "show after a restart; Ctrl-C stops it)", file=sys.stderr, flush=True)
+    run_until_stopped(uvicorn.Server(uvicorn.Config(app, log_level="warning")), sockets=[sock])
+    print("stopped", file=sys.stderr)  # by Ctrl-C or SIGTERM: the way a server ends
     return 0
