@@ -142,9 +142,19 @@ class ListOption(argparse.Action):
         setattr(namespace, self.dest, items + given)
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agentenv")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="agentenv", description="AgentGym: env servers, evaluation, training")
     parser.add_argument("--debug", action="store_true", help="show a traceback when a command fails")
+    parser.add_argument("--version", action="version", version=f"agentenv {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in _COMMAND_MODULES:
         module = importlib.import_module(name)

@@ -16,14 +16,24 @@ from collections.abc import Iterator, Mapping, Sequence
 log = logging.getLogger(__name__)
 
 
+#: the paths this process holds (:func:`held_by_this_run`), each with whether its own code may hold it again
+_HELD: dict[str, bool] = {}
+
+
 @contextlib.contextmanager
-def held_by_this_run(path: str | os.PathLike, busy: str) -> Iterator[None]:
+def held_by_this_run(path: str | os.PathLike, busy: str, *, nested: bool = False) -> Iterator[None]:
     """Hold ``path`` (a folder, or a file made if missing) while the block runs, or raise ``ValueError(busy)``
     when another run holds it: two runs writing one results file or output folder at once duplicate and lose
-    work.  The lock is the kernel's (``flock``), so it goes with the process however that ends."""
+    work.  The lock is the kernel's (``flock``), so it goes with the process however that ends.  With
+    ``nested`` a hold of the same path inside the block is this run's own, and not refused (a command that
+    holds its results file across an evaluation and what it writes from it after)."""
     import errno
     import fcntl
 
+    key = os.path.realpath(path)
+    if _HELD.get(key):
+        yield
+        return
     # a file opened for writing: NFS takes an exclusive lock on no other (a folder it locks on no filesystem)
     fd = os.open(path, os.O_RDONLY if os.path.isdir(path) else os.O_RDWR | os.O_CREAT, 0o666)
     try:
@@ -35,9 +45,34 @@ def held_by_this_run(path: str | os.PathLike, busy: str) -> Iterator[None]:
             # a filesystem without locks (NFS for a folder, Lustre without -o flock): run unguarded, and say so
             log.warning("%s cannot be locked here (%s): a second run into it at once would not be refused",
                         path, exc.strerror)
-        yield
+        _HELD[key] = nested
+        try:
+            yield
+        finally:
+            _HELD.pop(key, None)
     finally:
         os.close(fd)
+
+
+def held_by_another_run(path: str | os.PathLike) -> bool:
+    """Whether another process holds ``path`` (:func:`held_by_this_run`) now: a results file being written,
+    a folder being trained into.  The probe's own lock lasts microseconds."""
+    import errno
+    import fcntl
+
+    if not os.path.exists(path) or os.path.realpath(path) in _HELD:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError as exc:
+        return exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN)
+    finally:
+        os.close(fd)  # and with it the probe's lock
+    return False
 
 
 def interrupt_on_sigterm() -> None:

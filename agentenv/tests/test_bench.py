@@ -107,6 +107,24 @@ def test_rewards_outside_the_envs_range_are_said(capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_a_file_that_is_no_suite_is_refused_saying_why(tmp_path):
+    """bench --suite with another JSON file (a report) stopped on `KeyError: 'name'`."""
+    report = tmp_path / "results.report.json"
+    report.write_text(json.dumps({"rows": [], "errors": 0, "settings": {}}))
+    with pytest.raises(ValueError, match=r"results.report.json is no suite: it has no name, split, seed, envs \(a suite"):
+        load_suite(str(report))
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    with pytest.raises(ValueError, match="broken.json is no suite: it is not JSON"):
+        load_suite(str(broken))
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps({"name": "odd", "split": "test", "seed": 0, "envs": {"maze": [1, 2]}}))
+    with pytest.raises(ValueError, match=r'its envs.maze is not \{"indices": \[task indices\]\}'):
+        load_suite(str(odd))
+    with pytest.raises(SystemExit, match="^error: .*is no suite"):
+        main(["bench", "--agent", "expert", "--env", "maze", "--suite", str(report), "--limit", "1"])
+
+
 def test_the_shipped_suite_covers_every_installed_env_and_draws_new_ones_by_rule():
     assert "v1" in suite_names()
     suite = load_suite("v1")

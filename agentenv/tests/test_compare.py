@@ -80,6 +80,10 @@ def test_a_task_played_twice_or_a_missing_file_is_refused(tmp_path):
                        json.dumps({"item_id": "t1", "success": False, "meta": {"sample": 1}}) + "\n")
     with pytest.raises(ValueError, match=r"several samples per task \(eval --samples\)"):
         paired_difference.successes(samples)
+    report = tmp_path / "results.report.json"
+    report.write_text(json.dumps({"rows": []}))
+    with pytest.raises(ValueError, match="results.report.json is not an episodes file: it holds a JSON dict"):
+        paired_difference.successes(report)
     text = tmp_path / "text.jsonl"  # bool("false") is True: a success as text is refused, as Trajectory refuses it
     text.write_text(json.dumps({"item_id": "t1", "success": "false"}) + "\n")
     with pytest.raises(ValueError, match="text.jsonl: record 1 has success 'false'; it is true or false"):
@@ -149,6 +153,9 @@ def test_compare_gives_a_row_per_env_and_one_for_all(tmp_path, capsys):
     assert set(rows) == {"babyai", "maze", "all"}
     assert rows["maze"]["difference"] == pytest.approx(0.5) and rows["all"]["tasks"] == 4
     assert "babyai" in capsys.readouterr().out
+    # `--json -`: the rows alone on stdout, for a pipe (it wrote a file named "-")
+    assert main(["compare", str(base), str(other), "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(out.read_text()) and not Path("-").exists()
 
 
 def test_a_parquet_shard_or_a_readme_is_refused_not_read_as_json_lines(tmp_path):

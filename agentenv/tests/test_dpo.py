@@ -398,7 +398,7 @@ def test_first_difference_pairs_one_decision_in_a_shared_context():
     assert pair.chosen[-1].value.endswith("move up") and pair.rejected[-1].value.endswith("move down")
     # a failure that never leaves the expert's path (it only stops early) gives no step-wise pair
     assert make_pair(expert, trajectory(3, ["move up"], 0.0), cut="first_difference") is None
-    with pytest.raises(ValueError, match="cut must be one of"):
+    with pytest.raises(ValueError, match="pair_cut must be one of"):
         make_pair(expert, failed, cut="sideways")
 
 

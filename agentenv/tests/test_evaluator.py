@@ -428,6 +428,13 @@ def test_collect_writes_expert_trajectories(tmp_path):
     assert report.row().success == 1.0
 
 
+def test_a_results_file_under_a_file_is_refused_naming_it(tmp_path):
+    """mkdir said "File exists", naming the file only."""
+    (tmp_path / "m3.jsonl").write_text("")
+    with pytest.raises(ValueError, match=r"results file .*m3.jsonl/x.jsonl: .*m3.jsonl is a file, not a folder"):
+        evaluate(ExpertAgent(), tasks(range(1)), tmp_path / "m3.jsonl" / "x.jsonl", sources=LOCAL, progress=False)
+
+
 def test_an_interrupted_run_with_several_samples_resumes_exactly(tmp_path, monkeypatch):
     out = tmp_path / "samples.jsonl"
     with pytest.raises(KeyboardInterrupt):

@@ -224,8 +224,11 @@ def test_a_path_that_cannot_be_used_is_named_in_one_line(tmp_path):
     with pytest.raises(SystemExit) as exit_:
         agentenv_main([*base, str(tmp_path / "adir.jsonl")])
     assert exit_.value.code == f"error: results file {tmp_path / 'adir.jsonl'} is a folder: give the path of a file"
+    with pytest.raises(SystemExit) as exit_:  # mkdir said "File exists"
+        agentenv_main([*base, str(tmp_path / "afile" / "x.jsonl")])
+    assert exit_.value.code == (f"error: results file {tmp_path / 'afile' / 'x.jsonl'}: {tmp_path / 'afile'} is a file, "
+                                "not a folder: give another path")
     for argv, path, problem in [
-        ([*base, str(tmp_path / "afile" / "x.jsonl")], tmp_path / "afile", "File exists"),
         (["compare", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "--json", str(tmp_path / "adir.jsonl")],
          tmp_path / "adir.jsonl", "Is a directory"),
     ]:

@@ -230,6 +230,54 @@ def test_finished_run_is_not_repeated(base_model, data, tmp_path):
             train_dpo(DPOConfig(model=str(base_model), output_dir=str(out), pairs=["p.jsonl"], max_steps=1, resume=resume))
 
 
+def test_a_finished_run_over_data_that_changed_since_is_refused(base_model, data, tmp_path, capsys):
+    """A run that trained on a results file an evaluation was still writing (169 of 400 episodes) said
+    "nothing to train" when rerun once the file was whole: a finished run recorded its settings, not its data."""
+    import subprocess
+    import sys
+
+    grown = tmp_path / "grown.jsonl"
+    grown.write_bytes(data.read_bytes())
+    # a run still writing the file: said at once
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom agentenv.processes import held_by_this_run\n"
+         "with held_by_this_run(sys.argv[1], 'busy'):\n    print('held', flush=True)\n    time.sleep(60)\n", str(grown)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        out = train_bc(config(base_model, grown, tmp_path / "bc", max_steps=1))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert f"[agentenv] warning: {grown} is being written by a run now: only the episodes it holds so far" in capsys.readouterr().err
+    train_bc(config(base_model, grown, tmp_path / "bc", max_steps=1))  # the same bytes: nothing to train
+    assert "holds this run, finished: nothing to train" in capsys.readouterr().err
+    grown.write_bytes(data.read_bytes() + data.read_bytes().splitlines(keepends=True)[0])
+    with pytest.raises(ValueError, match=r"bc holds a finished run trained on other data: the files of --data changed "
+                                         r"since it read them: give another --output-dir, or --no-resume"):
+        train_bc(config(base_model, grown, tmp_path / "bc", max_steps=1))
+    assert read_log(train_bc(config(base_model, grown, out, max_steps=1, resume=False)))  # trains again
+
+
+def test_a_folder_another_process_trains_in_is_refused_before_the_data_is_read(base_model, tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "bc"
+    out.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom agentenv.processes import held_by_this_run\n"
+         "with held_by_this_run(sys.argv[1], 'busy'):\n    print('held', flush=True)\n    time.sleep(60)\n", str(out)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        with pytest.raises(ValueError, match="bc is being trained into by another run"):
+            train_bc(config(base_model, tmp_path / "no-such-data.jsonl", out))  # the data is never read
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def test_packed_rows_give_the_loss_of_their_conversations_one_by_one(base_model, data, tmp_path):
     """Conversations packed into one row do not see each other (the rows are padded to one length too)."""
     import torch
@@ -327,6 +375,16 @@ def test_a_number_flag_refuses_nan_and_inf(tmp_path, capsys, command, flag, valu
         main(["train", command, "--model", "nowhere", "--output-dir", str(out), flag, value])
     assert exited.value.code == 2 and f"argument {flag}: '{value}' is not a finite number" in capsys.readouterr().err
     assert not out.exists()
+
+
+
+def test_a_number_flag_given_text_says_it_is_no_number(capsys):
+    """It said "invalid finite_float value": the name of a function."""
+    from agentenv.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["train", "evol", "--model", "nowhere", "--output-dir", "x", "--keep-threshold", "abc"])
+    assert "argument --keep-threshold: 'abc' is not a number" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ traceback).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import sys
@@ -57,7 +58,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("compare", help="two agents' episodes on the same tasks: the difference per env, with its interval")
     p.add_argument("files", type=Path, nargs="+", metavar="FILE", help="BASE OTHER pairs of results files (.jsonl)")
-    p.add_argument("--json", type=Path, help="also write the rows here")
+    p.add_argument("--json", type=Path, metavar="FILE",
+                   help="also write the rows to FILE as JSON; `--json -` prints them on stdout instead of the table")
     p.set_defaults(func=run_compare)
 
 
@@ -242,18 +244,32 @@ def run_collect(args: argparse.Namespace) -> int:
         with ExpertAgent(concurrency=args.concurrency) as agent:
 
             def run():
-                report = evaluate(
-                    agent, tasks, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds,
-                    temperature=None, progress=not args.no_progress, sources=sources, title="collect",
-                )
-                if args.out_dataset is not None:
-                    _write_dataset(args.out_dataset, tasks, agent.name)
+                with _holding_dataset(args.out_dataset):  # across the evaluation and the dataset written from it
+                    report = evaluate(
+                        agent, tasks, args.out, concurrency=args.concurrency, max_rounds=args.max_rounds,
+                        temperature=None, progress=not args.no_progress, sources=sources, title="collect",
+                    )
+                    if args.out_dataset is not None:
+                        _write_dataset(args.out_dataset, tasks, agent.name)
                 return report
 
             return _finish(args, run)
     finally:
         for source in sources.values():
             source.close()
+
+
+def _holding_dataset(folder: Path | None):
+    """Hold a dataset folder's results file, so a second collect into it is refused until this one has
+    also written the dataset (one started in between replaced the shards under it)."""
+    if folder is None:
+        return contextlib.nullcontext()
+    from agentenv.data.export import raw_path
+    from agentenv.processes import held_by_this_run
+
+    raw_path(folder).parent.mkdir(parents=True, exist_ok=True)
+    return held_by_this_run(raw_path(folder), f"{folder} is being written by another collect: wait for it to end, "
+                                              "or give another --out-dataset", nested=True)
 
 
 def _expand_all(args: argparse.Namespace) -> None:
@@ -298,6 +314,9 @@ def run_compare(args: argparse.Namespace) -> int:
     if len(args.files) % 2:
         raise ValueError("give the files in pairs: BASE OTHER [BASE OTHER ...]")
     rows = compare(list(zip(args.files[::2], args.files[1::2], strict=True)))
+    if str(args.json) == "-":  # for a pipe: the rows alone
+        print(json.dumps(rows, indent=2))
+        return 0
     print_table(rows)
     if args.json:
         write_json(args.json, rows)

@@ -80,6 +80,8 @@ def evaluate(
         raise ValueError(f"results file {out_path} is {'a folder' if out_path.is_dir() else 'no regular file'}: "
                          "give the path of a file")
     tasks = list({(t.env, t.data_idx): t for t in tasks}.values())  # the same task twice is one task
+    if blocking := next((p for p in out_path.parents if p.exists() and not p.is_dir()), None):  # mkdir: "File exists"
+        raise ValueError(f"results file {out_path}: {blocking} is a file, not a folder: give another path")
     out_path.parent.mkdir(parents=True, exist_ok=True)
     # two runs into one file at once duplicated its episodes and lost records of its .meta.json
     busy = f"{out_path} is being written by another run: wait for it to end, or give another --out"

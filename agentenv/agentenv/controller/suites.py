@@ -39,7 +39,34 @@ def load_suite(name: str) -> dict[str, Any]:
     path = Path(name) if name.endswith(".json") else SUITES_DIR / f"{name}.json"
     if not path.is_file():
         raise ValueError(f"no suite {name!r} (shipped: {', '.join(suite_names())}; or give a suite .json file)")
-    return json.loads(path.read_text())
+    try:
+        suite = json.loads(path.read_text())
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise ValueError(f"{path} is no suite: it is not JSON ({exc})") from None
+    if problem := _suite_problem(suite):
+        raise ValueError(f"{path} is no suite: {problem} (a suite holds name, split, seed and envs, as "
+                         f"{SUITES_DIR / (DEFAULT_SUITE + '.json')} does)")
+    return suite
+
+
+def _suite_problem(suite: Any) -> str | None:
+    """What keeps ``suite`` (a JSON value) from being a suite, or ``None``."""
+    if not isinstance(suite, dict):
+        return f"it is a JSON {type(suite).__name__}, not an object"
+    wanted = {"name": str, "split": str, "seed": int, "envs": dict}
+    missing = [key for key in wanted if key not in suite]
+    if missing:
+        return f"it has no {', '.join(missing)}"
+    wrong = [key for key, kind in wanted.items() if not isinstance(suite[key], kind) or isinstance(suite[key], bool)]
+    if wrong:
+        return f"its {', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} of the wrong kind"
+    for env, entry in suite["envs"].items():
+        indices = entry.get("indices") if isinstance(entry, dict) else None
+        if not isinstance(indices, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in indices):
+            return f'its envs.{env} is not {{"indices": [task indices]}}'
+    if not isinstance(suite.get("sizes", {}), dict):
+        return "its sizes is not an object"
+    return None
 
 
 def suite_size(env_cls: type) -> int:

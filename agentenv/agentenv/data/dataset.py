@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,7 @@ def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
         paths = [paths]
     files: list[Path] = []
     for p in map(Path, paths):
+        _warn_if_being_written(raw_path(p) if p.is_dir() else p)
         if p.is_dir() and raw_path(p).exists() and not is_dataset_folder(p):  # its shards not written yet
             raise ValueError(f"{p} is a dataset folder whose `agentenv collect --out-dataset` has not finished (the "
                              f"episodes so far are in {raw_path(p)}): rerun that collect to finish it")
@@ -81,6 +83,20 @@ def expand_paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
         else:
             raise FileNotFoundError(f"no such trajectory file: {p}")
     return files
+
+
+_warned_of: set[Path] = set()
+
+
+def _warn_if_being_written(path: Path) -> None:
+    """Say (once per file) that an evaluation or collect is still writing ``path``: what it holds so far is
+    read, and a finished training run records the files it read, so a rerun after it ends says so."""
+    from agentenv.processes import held_by_another_run
+
+    if path not in _warned_of and held_by_another_run(path):
+        _warned_of.add(path)
+        print(f"[agentenv] warning: {path} is being written by a run now: only the episodes it holds so far are "
+              "read (wait for that run to end to read them all)", file=sys.stderr)
 
 
 def trajectories_to_dataset(trajectories: Iterable[Trajectory]):

@@ -145,6 +145,11 @@ def naming_the_record(where: str) -> Iterator[None]:
                          "conversations of from/value turns") from None
 
 
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article: "an episodes", "a trajectories"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def check_records_file(path: str | os.PathLike, what: str, of: str = "") -> None:
     """Refuse a file that is no ``.json`` / ``.jsonl`` (a parquet shard or a README was read as JSON lines,
     every line skipped with a warning); ``of`` names its records, ``what`` says what to give instead."""
@@ -172,14 +177,14 @@ def numbered_records(path: str | os.PathLike, kind: str, strict: bool = False) -
             records = json.load(f)
         except json.JSONDecodeError as exc:
             if not exc.doc.strip():
-                raise ValueError(f"{path} is empty: a {kind} file is a JSON list") from None
+                raise ValueError(f"{path} is empty: {_a(kind)} file is a JSON list") from None
             raise ValueError(f"{path}: line {exc.lineno} is not JSON ({exc.msg})") from None
         except RecursionError:
             raise ValueError(f"{path}: JSON nested too deep to read") from None
         except UnicodeDecodeError as exc:
-            raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}); a {kind} file is JSON") from None
+            raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}); {_a(kind)} file is JSON") from None
     if not isinstance(records, list):
-        raise ValueError(f"{path} is not a {kind} file: it holds a JSON {type(records).__name__}, not a list")
+        raise ValueError(f"{path} is not {_a(kind)} file: it holds a JSON {type(records).__name__}, not a list")
     for number, record in enumerate(records, 1):
         yield f"record {number}", record
 
@@ -242,7 +247,7 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     sees half of it."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # this process's own
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
 
@@ -256,7 +261,7 @@ def write_jsonl(path: str | os.PathLike, objects: Iterable[Any]) -> int:
     """Write a whole JSONL file atomically (streamed to a temp file, then renamed); returns the count."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # this process's own
     n = 0
     with tmp.open("w", encoding="utf-8") as f:
         for obj in objects:

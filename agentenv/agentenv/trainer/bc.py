@@ -23,6 +23,7 @@ from agentenv.trainer.engine import (
     TrainConfig,
     already_trained,
     check_resumable_launch,
+    data_fingerprint,
     fit,
     load_model,
     load_tokenizer,
@@ -41,6 +42,7 @@ class BCConfig(TrainConfig):
         "data": ("data", "successes_only", "packing", "num_proc"),
     }
     required: ClassVar[tuple[str, ...]] = ("data",)
+    data_fields: ClassVar[tuple[str, ...]] = ("data",)
 
     #: AgentTraj .json / .jsonl files or folders of them
     data: list[str] = field(default_factory=list)
@@ -105,6 +107,7 @@ def train_bc(cfg: BCConfig) -> Path:
         raise ValueError("--data (BCConfig.data): give at least one trajectory file, or a folder of them")
     if already_trained(cfg):  # --no-resume trains again
         return out
+    data_files = data_fingerprint(cfg)  # before the files are read: a file still growing is read again next time
     accelerator = make_accelerator(cfg)
     try:
         check_resumable_launch(cfg, accelerator)
@@ -115,7 +118,7 @@ def train_bc(cfg: BCConfig) -> Path:
             raise ValueError(f"no conversation has a trained turn within --max-length {cfg.max_length}: raise it")
         model = load_model(cfg, accelerator)
         collate = DataCollator(tokenizer.pad_token_id, pad_to_multiple_of=8 if accelerator.device.type == "cuda" else None)
-        fit(cfg, accelerator, model, tokenizer, examples, collate, LanguageModelObjective())
+        fit(cfg, accelerator, model, tokenizer, examples, collate, LanguageModelObjective(), data_files=data_files)
     finally:
         release(accelerator)
     return out

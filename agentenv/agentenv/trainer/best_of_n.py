@@ -36,7 +36,9 @@ class BestOfNConfig(EnvSettings):
     n: int = 4
     #: sampling temperature (N samples at 0 would all be the same episode)
     temperature: float = 0.7
+    #: seeds each episode's sampling (with its task and sample number)
     seed: int = 0
+    #: the split whose tasks are played, in every env
     split: str = "test"
     #: at most this many tasks per env (0: the whole split)
     limit: int = 0

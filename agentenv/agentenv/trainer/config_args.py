@@ -198,7 +198,10 @@ def _parser_of(kind: Any) -> Any:
 
 def finite_float(text: str) -> float:
     """A float flag's value: ``nan`` and ``inf`` are refused (a NaN beta trained to NaN weights, exit 0)."""
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value

@@ -47,6 +47,7 @@ from agentenv.trainer.engine import (
     TrainConfig,
     already_trained,
     check_resumable_launch,
+    data_fingerprint,
     fit,
     holding_output_dir,
     latest_checkpoint,
@@ -159,9 +160,9 @@ PAIR_BY = ("reward", "success")
 def check_pairing(cut: str, by: str) -> None:
     """Refuse a pair cut or winner rule that :func:`make_pair` does not know."""
     if cut not in PAIR_CUTS:
-        raise ValueError(f"cut must be one of {PAIR_CUTS}, not {cut!r}")
+        raise ValueError(f"pair_cut must be one of {PAIR_CUTS}, not {cut!r}")
     if by not in PAIR_BY:
-        raise ValueError(f"by must be one of {PAIR_BY}, not {by!r}")
+        raise ValueError(f"pair_by must be one of {PAIR_BY}, not {by!r}")
 
 
 def make_pair(
@@ -323,9 +324,12 @@ class DPOConfig(TrainConfig):
         "experimental": ("nll_weight", "loss_type", "preference_span"),
     }
     required: ClassVar[tuple[str, ...]] = ("pairs",)
+    data_fields: ClassVar[tuple[str, ...]] = ("pairs",)
 
     #: pair files (JSONL, or ETO's JSON list)
     pairs: list[str] = field(default_factory=list)
+    #: DPO temperature: how far the policy may move from the reference for a preference (0 with
+    #: nll_weight > 0: fine-tuning on the chosen sides only)
     beta: float = 0.1
     #: weight of the chosen side's per-token NLL beside the DPO loss (RPO; 0: pure DPO)
     nll_weight: float = 0.0
@@ -471,6 +475,7 @@ def train_dpo(cfg: DPOConfig) -> Path:
         raise ValueError("--pairs (DPOConfig.pairs): give at least one pair file")
     if already_trained(cfg):  # --no-resume trains again
         return out
+    data_files = data_fingerprint(cfg)  # before the files are read: a file still growing is read again next time
     pairs = list(read_pairs(cfg.pairs))  # a mistake in the file stops the run before anything loads
     if not pairs:
         raise ValueError(f"{', '.join(map(str, cfg.pairs))} holds no pairs")
@@ -523,7 +528,7 @@ def train_dpo(cfg: DPOConfig) -> Path:
 
         model = load_model(cfg, accelerator)
         objective = DPOObjective(cfg.beta, cfg.nll_weight, cfg.loss_type)
-        fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training)
+        fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training, data_files)
     finally:
         release(accelerator)
     return out

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from agentenv.data.trajectory import read_jsonl, write_json, write_text_atomic
-from agentenv.processes import held_by_this_run, quiet_deepspeed_on_cpu
+from agentenv.processes import first_process, held_by_another_run, held_by_this_run, quiet_deepspeed_on_cpu
 from agentenv.trainer.config_args import changed_settings, field_defaults
 from agentenv.trainer.runs import refuse_another_kind_of_run
 
@@ -53,6 +53,8 @@ class TrainConfig:
     """Settings every trainer shares.  ``batch_size`` is per process and micro-batch: the global batch is
     ``batch_size * gradient_accumulation_steps * processes``."""
 
+    #: the fields naming the files trained on (a finished run records their bytes' digest)
+    data_fields: ClassVar[tuple[str, ...]] = ()
     sections: ClassVar[dict[str, tuple[str, ...]]] = {
         "model": ("model", "output_dir", "template", "max_length", "attn_implementation"),
         "training": (
@@ -206,20 +208,59 @@ def already_trained(cfg: TrainConfig) -> bool:
     """Whether ``cfg.output_dir`` holds the finished run of these settings (a rerun trains nothing, and says
     so).  A finished run of other settings, or of another trainer, is refused: its model is not this one's."""
     out = Path(cfg.output_dir)
+    # said now, not once the data is read and the model loaded (minutes); by the process that would hold it (the
+    # others of a launch would find their first process's hold)
+    if first_process() and held_by_another_run(out):
+        raise ValueError(f"{out} is being trained into by another run: wait for it to end, or give another --output-dir")
     refuse_another_kind_of_run(out, staged=False, config=cfg.to_json())  # first: each training command starts here
     if not cfg.resume or not is_done(out):
         if cfg.resume and (checkpoint := latest_checkpoint(out)) is not None:
             check_checkpoint(checkpoint, cfg)  # before the data is tokenized and the model loads (minutes)
         return False
-    saved = json.loads((out / DONE_FILE).read_text()).get("config") or {}
+    done = json.loads((out / DONE_FILE).read_text())
+    saved = done.get("config") or {}
     changed = changed_settings(saved, cfg.to_json(), field_defaults(type(cfg))) + sorted(set(saved) - set(cfg.to_json()))
     if changed:
         raise ValueError(
             f"{out} holds a finished run with other settings ({', '.join(changed)}): give "
             "another --output-dir, or --no-resume to train again there"
         )
+    if done.get("data_files") is not None:  # a run of an earlier version recorded none
+        now = data_fingerprint(cfg)
+        if now is not None and now != done["data_files"]:  # None: the files are gone, nothing to compare
+            fields = " and ".join(f"--{name.replace('_', '-')}" for name in cfg.data_fields)
+            raise ValueError(
+                f"{out} holds a finished run trained on other data: the files of {fields} changed since it "
+                "read them: give another --output-dir, or --no-resume to train again there"
+            )
     print(f"{out} holds this run, finished: nothing to train (--no-resume trains again)", file=sys.stderr)
     return True
+
+
+def data_fingerprint(cfg: TrainConfig) -> str | None:
+    """A digest of the bytes of the files ``cfg``'s data fields name (a folder's trajectory files, a dataset
+    folder's shards), in order; ``None`` for a trainer that reads no files (GRPO plays its envs)."""
+    from agentenv.data.dataset import expand_paths
+    from agentenv.data.export import DATA_DIR, is_dataset_folder
+
+    paths = [Path(p) for name in cfg.data_fields for p in getattr(cfg, name) or []]
+    if not paths:
+        return None
+    digest = hashlib.blake2b(digest_size=16)
+    try:
+        for path in paths:
+            if is_dataset_folder(path):
+                files = sorted((path / DATA_DIR).glob("*.parquet"))
+            else:
+                files = expand_paths([path]) if path.is_dir() else [path]
+            for file in files:
+                digest.update(f"{file.name}\0".encode())
+                with open(file, "rb") as f:
+                    while chunk := f.read(1 << 20):
+                        digest.update(chunk)
+    except (OSError, ValueError):  # missing or unreadable: reading the data says so, naming the file
+        return None
+    return digest.hexdigest()
 
 
 def check_checkpoint(checkpoint: Path, cfg: TrainConfig) -> dict[str, Any]:
@@ -444,6 +485,7 @@ def fit(
     collate: Callable[[list[dict[str, Any]]], dict[str, Any]],
     objective: Objective,
     before_training: Callable[[Any], None] | None = None,
+    data_files: str | None = None,
 ) -> list[dict[str, Any]]:
     """Train ``model`` on ``examples`` and save the final model in ``cfg.output_dir``.
 
@@ -457,7 +499,7 @@ def fit(
         accelerator.wait_for_everyone()  # the others start once the main process holds the folder
         if already_trained(cfg):  # another run finished there while this one loaded: it trained this run
             return []
-        return _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training)
+        return _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training, data_files)
 
 
 def checkpoint_format(accelerator) -> str:
@@ -503,7 +545,7 @@ def processes_changed(checkpoint: Path, was: int, now: int) -> str:
             f"x accumulation x processes) would change; rerun with {was}, or with --no-resume to start over")
 
 
-def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training):
+def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, before_training, data_files=None):
     import torch
     from accelerate.utils import DistributedType, set_seed
     from transformers import get_scheduler
@@ -639,7 +681,7 @@ def _fit(cfg, accelerator, model, tokenizer, examples, collate, objective, befor
                 save_checkpoint(cfg, accelerator, done, steps, data)
     finally:  # closed on a Ctrl-C too: its message then comes below the bar, not above a redrawn one
         bar.close()
-    save_final(cfg, accelerator, model, tokenizer, steps)
+    save_final(cfg, accelerator, model, tokenizer, steps, data_files)
     if cfg.report_to:
         accelerator.end_training()
     return history
@@ -772,8 +814,9 @@ def _step_of(p: Path) -> int:
     return int(p.name.split("-")[1])
 
 
-def save_final(cfg: TrainConfig, accelerator, model, tokenizer, steps: int) -> None:
-    """Save the trained model + tokenizer in Hugging Face format, then mark the run done."""
+def save_final(cfg: TrainConfig, accelerator, model, tokenizer, steps: int, data_files: str | None = None) -> None:
+    """Save the trained model + tokenizer in Hugging Face format, then mark the run done (with the digest of
+    its data files, :func:`data_fingerprint`)."""
     out = Path(cfg.output_dir)
     accelerator.wait_for_everyone()
     state_dict = accelerator.get_state_dict(model)  # every process takes part; ZeRO-3 gathers onto the main one
@@ -787,7 +830,7 @@ def save_final(cfg: TrainConfig, accelerator, model, tokenizer, steps: int) -> N
         tokenizer.save_pretrained(out)
         plot_loss(read_log(out), out / LOSS_CURVE)  # before the mark: a finished run is never redrawn
         # done before the checkpoints go: a run killed while deleting them must not find neither and train again
-        write_json(out / DONE_FILE, {"done": True, "steps": steps, "config": cfg.to_json()})
+        write_json(out / DONE_FILE, {"done": True, "steps": steps, "config": cfg.to_json(), "data_files": data_files})
         if cfg.delete_checkpoints_when_done:
             shutil.rmtree(out / CHECKPOINTS, ignore_errors=True)
     accelerator.wait_for_everyone()

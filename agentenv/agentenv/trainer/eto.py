@@ -159,7 +159,9 @@ class ETOConfig(RolloutSettings, TrainConfig):
     expert_data: list[str] = field(default_factory=list)
     #: first train the SFT agent from model on expert_data
     sft: bool = False
+    #: the SFT agent's peak learning rate (with sft)
     sft_learning_rate: float = 2e-5
+    #: the SFT agent's passes over expert_data (with sft)
     sft_epochs: float = 3.0
     #: ETO iterations after the SFT agent
     iterations: int = 2

@@ -102,6 +102,8 @@ class GRPOConfig(TrainConfig, EnvSettings):
     }
 
     learning_rate: float = 1e-6
+    #: passes over the train tasks (used when max_steps is 0)
+    num_epochs: float = 3.0
     #: tokens of an episode's whole conversation: an episode that reaches it before a reply stops there
     max_length: int = 4096
     #: optimiser steps to run (each plays batch_size * gradient_accumulation_steps episodes per process);
@@ -121,6 +123,7 @@ class GRPOConfig(TrainConfig, EnvSettings):
     reward: str = "score"
     #: sampling temperature of the rollouts
     temperature: float = 1.0
+    #: nucleus sampling of the rollouts: the smallest set of tokens holding this much probability (1: all)
     top_p: float = 1.0
     #: KL coefficient against the starting model (0: no reference model is kept)
     beta: float = 0.0
