@@ -137,20 +137,13 @@ def test_a_hold_is_seen_from_another_process_and_held_again_only_where_nested(tm
     """collect holds its dataset's results file across the evaluation (which holds it too) and the dataset it
     writes after: a second collect started in between replaced the shards under the first."""
     from agentenv.processes import held_by_another_run, held_by_this_run
+    from agentenv.testing import held_elsewhere
 
     path = tmp_path / "results.jsonl"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom agentenv.processes import held_by_this_run\n"
-         "with held_by_this_run(sys.argv[1], 'busy'):\n    print('held', flush=True)\n    time.sleep(60)\n", str(path)],
-        stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline() == "held\n"
+    with held_elsewhere(path):
         assert held_by_another_run(path)
         with pytest.raises(ValueError, match="^taken$"), held_by_this_run(path, "taken"):
             pass
-    finally:
-        holder.kill()
-        holder.wait()
     assert not held_by_another_run(path)
     with held_by_this_run(path, "outer", nested=True):
         assert not held_by_another_run(path)  # this process's own hold

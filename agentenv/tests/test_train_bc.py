@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentenv.data.trajectory import Trajectory, write_trajectories
-from agentenv.testing import train_under_torchrun
+from agentenv.testing import held_elsewhere, train_under_torchrun
 from agentenv.trainer.bc import BCConfig, build_examples, train_bc
 from agentenv.trainer.engine import CHECKPOINTS, LOG_FILE, is_done, read_log
 
@@ -233,22 +233,10 @@ def test_finished_run_is_not_repeated(base_model, data, tmp_path):
 def test_a_finished_run_over_data_that_changed_since_is_refused(base_model, data, tmp_path, capsys):
     """A run that trained on a results file an evaluation was still writing (169 of 400 episodes) said
     "nothing to train" when rerun once the file was whole: a finished run recorded its settings, not its data."""
-    import subprocess
-    import sys
-
     grown = tmp_path / "grown.jsonl"
     grown.write_bytes(data.read_bytes())
-    # a run still writing the file: said at once
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom agentenv.processes import held_by_this_run\n"
-         "with held_by_this_run(sys.argv[1], 'busy'):\n    print('held', flush=True)\n    time.sleep(60)\n", str(grown)],
-        stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline() == "held\n"
+    with held_elsewhere(grown):  # a run still writing the file: said at once
         out = train_bc(config(base_model, grown, tmp_path / "bc", max_steps=1))
-    finally:
-        holder.kill()
-        holder.wait()
     assert f"[agentenv] warning: {grown} is being written by a run now: only the episodes it holds so far" in capsys.readouterr().err
     train_bc(config(base_model, grown, tmp_path / "bc", max_steps=1))  # the same bytes: nothing to train
     assert "holds this run, finished: nothing to train" in capsys.readouterr().err
@@ -260,22 +248,10 @@ def test_a_finished_run_over_data_that_changed_since_is_refused(base_model, data
 
 
 def test_a_folder_another_process_trains_in_is_refused_before_the_data_is_read(base_model, tmp_path):
-    import subprocess
-    import sys
-
     out = tmp_path / "bc"
     out.mkdir()
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom agentenv.processes import held_by_this_run\n"
-         "with held_by_this_run(sys.argv[1], 'busy'):\n    print('held', flush=True)\n    time.sleep(60)\n", str(out)],
-        stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline() == "held\n"
-        with pytest.raises(ValueError, match="bc is being trained into by another run"):
-            train_bc(config(base_model, tmp_path / "no-such-data.jsonl", out))  # the data is never read
-    finally:
-        holder.kill()
-        holder.wait()
+    with held_elsewhere(out), pytest.raises(ValueError, match="bc is being trained into by another run"):
+        train_bc(config(base_model, tmp_path / "no-such-data.jsonl", out))  # the data is never read
 
 
 def test_packed_rows_give_the_loss_of_their_conversations_one_by_one(base_model, data, tmp_path):
