@@ -336,3 +336,16 @@ def test_ctrl_c_stops_serve_with_one_line_and_no_traceback(workers):
         finally:
             if server.poll() is None:
                 server.kill()
+
+
+def test_a_server_a_launcher_started_stops_without_a_word():
+    """`up`, bench and the demo say when they stop their servers; each server's own "stopped" was noise."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("agentenv_lmrlgym", reason="serves Maze (agentenv-lmrlgym)")
+    script = ("import sys\nfrom agentenv.server.launcher import ServerProcesses\n"
+              "with ServerProcesses(['lmrlgym'], ports={'lmrlgym': int(sys.argv[1])}) as urls:\n    print(urls['lmrlgym'])\n")
+    done = subprocess.run([sys.executable, "-c", script, str(free_port())], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("http://127.0.0.1:"), done.stderr
+    assert "stopped" not in done.stderr

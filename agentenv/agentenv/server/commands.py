@@ -98,7 +98,7 @@ def _list(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from agentenv.registry import UnknownEnv
-    from agentenv.server.launcher import CannotServe, serve
+    from agentenv.server.launcher import PARENT_PID_VAR, CannotServe, serve
     from agentenv.server.workers import WorkerExited
 
     try:
@@ -107,7 +107,8 @@ def _serve(args: argparse.Namespace) -> int:
         raise SystemExit(f"error: {exc}") from None
     except KeyboardInterrupt:  # the workers' supervisor stops on it
         pass
-    print("stopped", file=sys.stderr)  # by Ctrl-C or SIGTERM: the way a server ends
+    if PARENT_PID_VAR not in os.environ:  # `up`, bench and the others say when they stop their servers
+        print("stopped", file=sys.stderr)  # by Ctrl-C or SIGTERM: the way a server ends
     return 0
 
 
