@@ -37,7 +37,8 @@ def successes(path: Path) -> dict[str, bool]:
         if not isinstance(episode, dict) or not {"item_id", "success"} <= episode.keys():
             raise ValueError(f"{path}: record {number} is not an episode: it needs item_id and success")
         if episode["item_id"] in result:
-            sample = episode.get("meta", {}).get("sample", 0) if isinstance(episode.get("meta"), dict) else 0
+            meta = episode.get("meta")
+            sample = meta.get("sample", 0) if isinstance(meta, dict) else 0
             hint = ("it holds several samples per task (eval --samples): compare two greedy runs of one sample each"
                     if sample else "compare takes one episode per task")
             raise ValueError(f"{path}: record {number} plays {episode['item_id']} again; {hint}")

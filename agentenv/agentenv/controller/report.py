@@ -165,14 +165,10 @@ def build_report(
     settings: dict[str, Any] | None = None,
 ) -> EvalReport:
     """Aggregate trajectories per env, per (env, task type) and overall."""
-    trajectories = list(trajectories)
     rewards: dict[str, list[float]] = defaultdict(list)
-    for t in trajectories:
-        rewards[t.env].append(t.reward)
-    for env, values in rewards.items():
-        warn_outside_range(env, values, reward_ranges.get(env, (0.0, 1.0)))
     groups: dict[tuple[str, str], list[tuple[float, bool, str, str]]] = defaultdict(list)
     for t in trajectories:
+        rewards[t.env].append(t.reward)
         stop = str(t.meta.get("stop_reason") or "done")
         result = (normalised(t.reward, reward_ranges.get(t.env, (0.0, 1.0))), bool(t.success), stop, t.item_id)
         task_type = str(t.meta.get("task_type") or t.env)
@@ -180,6 +176,9 @@ def build_report(
         groups[(ALL, ALL)].append(result)
         if task_type != t.env:
             groups[(t.env, task_type)].append(result)
+
+    for env, values in rewards.items():
+        warn_outside_range(env, values, reward_ranges.get(env, (0.0, 1.0)))
 
     def key(k: tuple[str, str]) -> tuple[bool, str, bool, str]:
         env, task_type = k
