@@ -18,6 +18,8 @@ log = logging.getLogger(__name__)
 
 #: the paths this process holds (:func:`held_by_this_run`), each with whether its own code may hold it again
 _HELD: dict[str, bool] = {}
+#: the (device, inode) of each path held, as it was when the hold was taken (:func:`still_held`)
+_HELD_FILES: dict[str, tuple[int, int]] = {}
 
 
 @contextlib.contextmanager
@@ -45,13 +47,27 @@ def held_by_this_run(path: str | os.PathLike, busy: str, *, nested: bool = False
             # a filesystem without locks (NFS for a folder, Lustre without -o flock): run unguarded, and say so
             log.warning("%s cannot be locked here (%s): a second run into it at once would not be refused",
                         path, exc.strerror)
-        _HELD[key] = nested
+        st = os.fstat(fd)
+        _HELD[key], _HELD_FILES[key] = nested, (st.st_dev, st.st_ino)
         try:
             yield
         finally:
             _HELD.pop(key, None)
+            _HELD_FILES.pop(key, None)
     finally:
         os.close(fd)
+
+
+def still_held(path: str | os.PathLike) -> bool:
+    """Whether ``path`` still names the file this run holds (:func:`held_by_this_run`).  The lock is on the
+    file, not its name: a results file deleted or replaced while its run writes it leaves the name free for a
+    second run, and the two would play the same episodes."""
+    key = os.path.realpath(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    return _HELD_FILES.get(key) == (st.st_dev, st.st_ino)
 
 
 def held_by_another_run(path: str | os.PathLike) -> bool:

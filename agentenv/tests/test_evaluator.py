@@ -331,6 +331,47 @@ def test_a_second_run_into_the_same_file_at_once_is_refused(tmp_path):
     evaluate(Counter(), tasks([0, 1]), out, sources=LOCAL, progress=False)  # once it ended, the file is free
 
 
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_run_whose_results_file_is_deleted_or_replaced_stops(tmp_path, how):
+    """The lock is on the file, not its name: deleted while its run wrote it, a second run took the free name
+    and the two played the same tasks (288 duplicates in an audit)."""
+    out = tmp_path / "run.jsonl"
+
+    class Removing(Counter):
+        def act(self, episodes):
+            if out.exists() and lines(out) and not (tmp_path / "gone").exists():
+                (tmp_path / "gone").touch()
+                if how == "deleted":
+                    out.unlink()
+                else:
+                    (tmp_path / "other.jsonl").write_text("")
+                    os.replace(tmp_path / "other.jsonl", out)
+            return super().act(episodes)
+
+    with pytest.raises(ValueError, match=rf"run.jsonl was deleted or replaced while this run wrote it \(1 episodes\)"):
+        evaluate(Removing(), tasks(range(6)), out, concurrency=1, sources=LOCAL, progress=False)
+    assert not out.exists() or out.read_text() == ""  # nothing written into what took its place
+    (run,) = json.loads(out.with_suffix(".meta.json").read_text())["runs"]
+    assert "ended" not in run  # the record may be another run's by then: left as it was
+
+
+def test_a_meta_file_removed_while_its_run_writes_is_written_again(tmp_path, capsys):
+    """Removed mid-run, the run's end crashed on reading it and the report was never written."""
+    out = tmp_path / "run.jsonl"
+    evaluate(Counter(), tasks([0]), out, sources=LOCAL, progress=False, print_table=False)
+
+    class Removing(Counter):
+        def act(self, episodes):
+            out.with_suffix(".meta.json").unlink(missing_ok=True)
+            return super().act(episodes)
+
+    report = evaluate(Removing(), tasks([0, 1, 2]), out, sources=LOCAL, progress=False, print_table=False)
+    assert report.row().n == 3
+    meta = json.loads(out.with_suffix(".meta.json").read_text())
+    assert meta["agent"]["name"] == "counter" and [r["episodes_finished"] for r in meta["runs"]] == [1, 2]
+    assert "run.meta.json was removed while this run wrote its results" in capsys.readouterr().err
+
+
 def test_a_results_file_is_made_as_any_file_is(tmp_path):
     """Made by the lock, it was 0644 whatever the umask (a group's shared folder: no colleague could resume)."""
     old = os.umask(0o002)

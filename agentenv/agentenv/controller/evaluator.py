@@ -30,7 +30,7 @@ from agentenv.controller.selection import check_served
 from agentenv.controller.sources import EnvSource, RemoteEnv
 from agentenv.data.trajectory import Trajectory, append_trajectory, read_trajectories, write_json
 from agentenv.env import info_splits
-from agentenv.processes import held_by_this_run
+from agentenv.processes import held_by_this_run, still_held
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,7 @@ def evaluate(
         run_record = _record_run_start(
             meta_path, settings, n_tasks=len(wanted), n_todo=len(todo), reused=len(previous), held=len(held)
         )
+        file_lost = False
 
         errors = 0
         recorded: list[Trajectory] = []  # this run's episodes, as written
@@ -130,7 +131,13 @@ def evaluate(
         )
 
         def record(ep: Episode) -> None:
-            nonlocal errors
+            nonlocal errors, file_lost
+            if not still_held(out_path):  # another run may write it now: this one must not add to it
+                file_lost = True
+                raise ValueError(
+                    f"{out_path} was deleted or replaced while this run wrote it ({len(recorded)} episodes): the run "
+                    "stops, as another run may write that path now. Run again to play what the file lacks"
+                )
             if ep.stop_reason == "error":
                 errors += 1
                 live.write(f"[agentenv] {ep.item_id} (sample {ep.sample}): {ep.error}")
@@ -154,7 +161,8 @@ def evaluate(
             raise
         finally:
             try:
-                _record_run_end(meta_path, run_record, errors, live.done - len(done), failure, rollout.env_capacity)
+                if not file_lost:  # else the .meta.json beside it may be another run's now
+                    _record_run_end(meta_path, run_record, errors, live.done - len(done), failure, rollout.env_capacity)
             except OSError as exc:  # the error that stopped the run (no descriptor or space left) comes first
                 if failure is None:
                     raise
@@ -266,9 +274,10 @@ def latest_episodes(trajectories: Iterable[Trajectory]) -> list[Trajectory]:
 def _record_run_start(
     meta_path: Path, settings: dict[str, Any], *, n_tasks: int, n_todo: int, reused: int = 0, held: int = 0
 ) -> dict[str, Any]:
-    """Open this run's record in ``.meta.json``.  A file holding ``held`` finished episodes (``reused`` of
-    them this run's tasks) played with other settings (agent, sampling, round limits) is refused, whichever
-    tasks they were: the file and its report would then hold two agents' episodes under one's settings."""
+    """Open this run's record in ``.meta.json`` and return what it wrote.  A file holding ``held`` finished
+    episodes (``reused`` of them this run's tasks) played with other settings (agent, sampling, round limits)
+    is refused, whichever tasks they were: the file and its report would then hold two agents' episodes under
+    one's settings."""
     results = meta_path.with_suffix("").with_suffix(".jsonl")
     if held and not meta_path.exists():  # nothing says how they were played: they could be any agent's
         raise ValueError(
@@ -301,8 +310,9 @@ def _record_run_start(
     runs.append(run)
     # an env this run leaves out keeps its recorded settings: a later run of it is checked against them
     per_env = {key: {**(meta.get(key) or {}), **settings[key]} for key in ("max_rounds", "envs")}
-    write_json(meta_path, settings | per_env | {"runs": runs})
-    return run
+    record = settings | per_env | {"runs": runs}
+    write_json(meta_path, record)
+    return record
 
 
 def _changed_since(meta: dict[str, Any], settings: dict[str, Any]) -> list[str]:
@@ -333,12 +343,19 @@ def _changed_since(meta: dict[str, Any], settings: dict[str, Any]) -> list[str]:
 
 
 def _record_run_end(
-    meta_path: Path, run: dict[str, Any], errors: int, finished: int, failure: str | None, capacity: dict[str, int]
+    meta_path: Path, started: dict[str, Any], errors: int, finished: int, failure: str | None, capacity: dict[str, int]
 ) -> None:
-    """Close this run's record in ``.meta.json``: episodes it finished, episodes lost to env errors, what
-    stopped it when it did not end by itself (an interrupt, a model endpoint that failed), and the envs whose
-    full servers held fewer episodes at once than the run's concurrency."""
-    meta = json.loads(meta_path.read_text())
+    """Close this run's record in ``.meta.json`` (``started``: what :func:`_record_run_start` wrote): episodes
+    it finished, episodes lost to env errors, what stopped it when it did not end by itself (an interrupt, a
+    model endpoint that failed), and the envs whose full servers held fewer episodes at once than the run's
+    concurrency."""
+    run = started["runs"][-1]
+    try:
+        meta = json.loads(meta_path.read_text())
+    except FileNotFoundError:  # removed while the run wrote: its episodes still need their settings beside them
+        print(f"[agentenv] {meta_path} was removed while this run wrote its results: written again as it was "
+              "at the run's start, with this run's end", file=sys.stderr)
+        meta = started
     ended = {"ended": time.strftime("%Y-%m-%dT%H:%M:%S"), "episodes_finished": finished, "errors": errors}
     meta["runs"][-1] = run | ended | ({"stopped_by": failure} if failure else {}) | (
         {"env_capacity": dict(capacity)} if capacity else {}
