@@ -13,6 +13,7 @@ import argparse
 import copy
 import difflib
 import importlib
+import os
 import sys
 from collections.abc import Callable
 
@@ -94,8 +95,12 @@ def parse_command_line(parser: argparse.ArgumentParser, argv: list[str] | None) 
             if not subcommands or getattr(args, subcommands[0].dest, None) not in subcommands[0].choices:
                 break
             chosen = subcommands[0].choices[getattr(args, subcommands[0].dest)]
-        known = [o for a in chosen._actions for o in a.option_strings]
-        guesses = [g for x in extra if x.startswith("--") for g in difflib.get_close_matches(x.split("=")[0], known, 1)]
+        # compared without their dashes, which every option shares (--data was "likely" --beta)
+        known = {o.lstrip("-"): o for a in chosen._actions for o in a.option_strings if o.startswith("--")}
+        guesses = [
+            known[g] for x in extra if x.startswith("--")
+            for g in difflib.get_close_matches(x.split("=")[0].lstrip("-"), list(known), 1)
+        ]
         chosen.error(f"unrecognized arguments: {' '.join(extra)}" + (f"; did you mean {guesses[0]}?" if guesses else ""))
     return args
 
@@ -181,15 +186,13 @@ def _run(argv: list[str] | None) -> int:
     try:
         args = parse_command_line(build_parser(), argv)  # it imports every command's module: a Ctrl-C may come meanwhile
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        return _interrupted()
     if args.debug:
         return int(args.func(args) or 0)
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        return _interrupted()
     except Exception as exc:  # a failure no command turned into its own one line: still one line
         from agentenv.controller.commands import one_line
 
@@ -197,6 +200,16 @@ def _run(argv: list[str] | None) -> int:
             path = exc.filename2 or exc.filename  # a rename's: where the file was to go
             raise SystemExit(f"error: {path}: {exc.strerror or one_line(exc)} (rerun with --debug for the traceback)") from None
         raise SystemExit(f"error: {type(exc).__name__}: {one_line(exc)} (rerun with --debug for the traceback)") from None
+
+
+def _interrupted() -> int:
+    """Say "interrupted" and return its exit status; a server that a launcher (``up``, bench) stops while it
+    starts says nothing: the launcher says it."""
+    from agentenv.processes import PARENT_PID_VAR
+
+    if PARENT_PID_VAR not in os.environ:
+        print("interrupted", file=sys.stderr)
+    return 130
 
 
 if __name__ == "__main__":

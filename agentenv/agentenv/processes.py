@@ -16,6 +16,9 @@ from collections.abc import Iterator, Mapping, Sequence
 log = logging.getLogger(__name__)
 
 
+#: set by :class:`agentenv.server.launcher.ServerProcesses` for its servers: the launcher's pid, which they watch
+PARENT_PID_VAR = "AGENTENV_PARENT_PID"
+
 #: the paths this process holds (:func:`held_by_this_run`), each with whether its own code may hold it again
 _HELD: dict[str, bool] = {}
 #: the (device, inode) of each path held, as it was when the hold was taken (:func:`still_held`)

@@ -889,6 +889,16 @@ def test_data_of_envs_the_run_does_not_play_is_said_and_no_data_is_refused_early
     assert not (tmp_path / "f").exists()
 
 
+def test_an_unknown_env_is_said_before_any_note_on_the_data(expert_data, tmp_path, capsys):
+    """`train evol --env nosuch` first said that the data's trajectories were of envs the run does not play."""
+    from agentenv.registry import UnknownEnv
+
+    cfg = AgentEvolConfig(model="m", output_dir=str(tmp_path / "e"), data=[str(expert_data)], envs=["nosuch"])
+    with pytest.raises(UnknownEnv, match="no installed environment or server group .nosuch."):
+        run_agentevol(cfg, progress=False)
+    assert capsys.readouterr().err == "" and not (tmp_path / "e").exists()
+
+
 def test_tasks_both_explored_and_evaluated_are_warned_of(expert_data, capsys):
     """--explore-tasks 0 1 2 with eval on the same tasks trained on the eval tasks without a word.  The tasks
     compared are the ones the run explores: narrowed to the data's, then limited."""

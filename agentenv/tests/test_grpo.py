@@ -156,6 +156,20 @@ def test_vllm_settings_reach_trl(tmp_path):
     assert args.report_to == [] and not args.generation_kwargs  # HFAgent stops replies itself
 
 
+def test_use_vllm_without_vllm_is_refused_before_the_folder_is_made(tmp_path):
+    """TRL said so after the run had made its folder and an empty checkpoints/ in it."""
+    import importlib.util
+
+    from agentenv.trainer.grpo import train_grpo
+
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("vLLM is installed here")
+    cfg = GRPOConfig(model="m", output_dir=str(tmp_path / "run"), envs=["maze"], use_vllm=True)
+    with pytest.raises(ValueError, match=r"--use-vllm: vLLM is not installed here \(pip install 'trl\[vllm\]'"):
+        train_grpo(cfg)
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.fixture(scope="module")
 def servers():
     with running_server(env_class("maze")) as maze, running_server(env_class("babyai")) as babyai:

@@ -48,6 +48,30 @@ def test_an_unknown_option_is_refused_by_its_command_with_a_guess(capsys):
                                        "--model? (see agentenv train bc --help)\n")
 
 
+def test_a_server_a_launcher_stops_while_it_starts_leaves_the_word_to_the_launcher(monkeypatch, capsys):
+    """bench interrupted while its servers started said "interrupted" twice: its own and its server's."""
+    import agentenv.cli
+    from agentenv.processes import PARENT_PID_VAR
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(agentenv.cli, "parse_command_line", interrupted)
+    assert main(["list"]) == 130 and capsys.readouterr().err == "interrupted\n"
+    monkeypatch.setenv(PARENT_PID_VAR, str(os.getpid()))
+    assert main(["list"]) == 130 and capsys.readouterr().err == ""
+
+
+def test_an_option_is_not_guessed_from_the_dashes_alone(capsys):
+    """`train grpo --data` was "likely" --beta: the two dashes every option shares made them alike."""
+    with pytest.raises(SystemExit):
+        main(["train", "grpo", "--data", "x.jsonl"])
+    assert "did you mean" not in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", "grpo", "--num-epoks", "2"])
+    assert "did you mean --num-epochs?" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("command", [["eval"], ["train", "evol"], ["best-of-n"]])
 def test_help_shows_the_flag_not_its_deprecated_spelling(command, capsys):
     with pytest.raises(SystemExit):

@@ -17,15 +17,12 @@ from typing import Any
 
 import httpx
 
-from agentenv.processes import signal_group
+from agentenv.processes import PARENT_PID_VAR, signal_group
 from agentenv.protocol import TOKEN_ENV_VAR
 from agentenv.registry import UnknownEnv, default_port, env_class, server_members
 
 from .app import create_app
 from .auth import is_loopback, resolve_token
-
-#: set by ServerProcesses for its servers: the launcher's pid, which they watch
-PARENT_PID_VAR = "AGENTENV_PARENT_PID"
 
 
 class CannotServe(RuntimeError):

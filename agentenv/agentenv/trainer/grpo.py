@@ -50,6 +50,7 @@ same settings; a finished one is not repeated.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import math
@@ -465,6 +466,9 @@ def train_grpo(cfg: GRPOConfig, *, sources: dict[str, EnvSource] | None = None) 
     out = Path(cfg.output_dir)
     if already_trained(cfg):  # --no-resume trains again
         return out
+    if cfg.use_vllm and importlib.util.find_spec("vllm") is None:  # TRL says so once the folder is made
+        raise ValueError("--use-vllm: vLLM is not installed here (pip install 'trl[vllm]', on a GPU machine); "
+                         "without the flag the run generates with its own model")
     with holding_output_dir(out, first_process()):  # (a launcher's first process holds it for all)
         if first_process() and already_trained(cfg):  # another run finished there while this one started
             return out

@@ -103,10 +103,11 @@ class StagedRun(ABC):
         """Run (or resume) every iteration; returns the summary (also in ``summary.json``)."""
         cfg = self.cfg
         refuse_another_kind_of_run(self.run_dir, staged=True)
-        self.prepare()
+        # first, as it refuses an unknown env name (it starts nothing): prepare's notes on the data came before
         self.envs = open_sources(cfg, self.given)
         held = contextlib.ExitStack()
         try:
+            self.prepare()
             if not cfg.resume or not IterationDir(self.run_dir, cfg.iterations).done("evaluated"):
                 check_sources(cfg, self.envs, explores=cfg.iterations > 0)  # a finished run needs no env
                 if cfg.iterations > 0:
