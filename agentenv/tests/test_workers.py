@@ -12,6 +12,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -261,6 +262,19 @@ def test_a_body_too_deep_or_too_long_for_pythons_json_is_a_422_from_the_workers_
         for body in ["[" * 100_000, '{"id": ' + "1" * 5000 + ', "action": "x"}']:
             answer = httpx.post(f"{url}/step", content=body, headers={"content-type": "application/json"})
             assert answer.status_code == 422 and "malformed request" in answer.json()["error"], answer.text[:200]
+
+
+def test_a_port_another_server_took_with_so_reuseport_meanwhile_is_refused():
+    """`serve` checks that its port is free, then its workers bind it with SO_REUSEPORT: a second server
+    started at the same moment passed the check too, and the two shared the port (each with its own sessions)."""
+    from agentenv.server.launcher import CannotServe
+
+    port = free_port()
+    with socket.create_server(("127.0.0.1", port), reuse_port=True):  # the other server, bound meanwhile
+        with pytest.raises(CannotServe, match=rf"port {port} on 127.0.0.1 is already in use \(another server bound"):
+            serve_workers([TallyEnv], host="127.0.0.1", port=port, workers=2)
+    with socket.create_server(("127.0.0.1", port), reuse_port=False):  # this server's own sockets are closed
+        pass
 
 
 def test_a_killed_supervisors_workers_stop_and_leave_no_private_folder(tmp_path, monkeypatch):

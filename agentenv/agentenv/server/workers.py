@@ -329,6 +329,17 @@ def _listen_tcp(host: str, port: int) -> socket.socket:
     return socket.create_server((host, port), family=family, backlog=2048, reuse_port=True)
 
 
+def _shared_with_another_process(sock: socket.socket, ours: int) -> bool:
+    """Whether another process listens with ``SO_REUSEPORT`` on ``sock``'s address too, where this server has
+    ``ours`` sockets: two servers started at once both pass the check that the port is free, then share it."""
+    import psutil
+
+    address = sock.getsockname()[:2]
+    return sum(
+        c.status == psutil.CONN_LISTEN and tuple(c.laddr) == address for c in psutil.net_connections("tcp")
+    ) > ours
+
+
 def _listen_unix(path: str) -> socket.socket:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.bind(path)
@@ -366,6 +377,14 @@ def _supervise(envs: Sequence[type[Environment]], host: str, port: int, workers:
     with tempfile.TemporaryDirectory(prefix="agentenv-workers-") as private:  # mode 0700: only this user
         peers = [os.path.join(private, f"{w}.sock") for w in range(workers)]
         sockets = [(_listen_tcp(host, port), _listen_unix(path)) for path in peers]
+        if _shared_with_another_process(sockets[0][0], workers):
+            for pair in sockets:
+                for sock in pair:
+                    sock.close()
+            from .launcher import CannotServe
+
+            raise CannotServe(f"port {port} on {host} is already in use (another server bound it as this one "
+                              "started): stop what listens there, or give --port")
         procs = [
             spawn.Process(
                 target=_run_worker, name=f"agentenv-worker-{w}",
