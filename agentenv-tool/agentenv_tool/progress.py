@@ -36,15 +36,21 @@ class Progress:
         return self._update()
 
     def reached(self) -> list[bool]:
-        """Which of the subgoals (the answer last) are reached."""
-        unused = list(self.results)
-        flags = []
-        for subgoal in self.subgoals:
-            hit = next((i for i, r in enumerate(unused) if same_value(r, subgoal, places=self.places)), None)
-            if hit is not None:
-                unused.pop(hit)
-            flags.append(hit is not None or self.finished_correctly)
-        return [*flags, self.finished_correctly]
+        """Which of the subgoals (the answer last) are reached: a maximum matching of subgoals to results (a
+        result taken by the first subgoal it matched could leave a later one unreached that only it matches)."""
+        import networkx as nx
+
+        graph = nx.Graph()
+        goals = [("goal", i) for i in range(len(self.subgoals))]
+        graph.add_nodes_from(goals)
+        graph.add_edges_from(
+            (("goal", i), ("result", j))
+            for i, subgoal in enumerate(self.subgoals)
+            for j, result in enumerate(self.results)
+            if same_value(result, subgoal, places=self.places)
+        )
+        matched = nx.bipartite.maximum_matching(graph, top_nodes=goals)
+        return [*(goal in matched or self.finished_correctly for goal in goals), self.finished_correctly]
 
     def _update(self) -> float:
         self.rate = max(self.rate, sum(self.reached()) / self.total)

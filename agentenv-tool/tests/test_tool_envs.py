@@ -74,6 +74,21 @@ def test_a_partial_episode_scores_its_progress_rate():
     assert not WeatherEnv.is_success(wrong.score)
 
 
+def test_each_result_reaches_one_subgoal_in_a_matching_that_reaches_the_most():
+    """A result near two gold places (Weather's 50 km rule) was taken by the first, and the second, which only
+    it reaches, was left unreached while another result could have served the first."""
+    from agentenv_tool.progress import Progress
+
+    def place(lon: float) -> dict:
+        return {"latitude": 0.0, "longitude": lon}
+
+    progress = Progress([place(0.0), place(0.6), "answer"], places=True)  # the two gold places ~67 km apart
+    assert progress.record(place(0.3)) == pytest.approx(1 / 3)  # ~33 km from each: it reaches one of them
+    assert progress.record(place(-0.1)) == pytest.approx(2 / 3)  # near the first only: both are reached
+    assert progress.reached() == [True, True, False]
+    assert Progress([place(0.0), place(0.6), "answer"], places=True).record(place(2.0)) == 0
+
+
 def test_a_correct_answer_alone_succeeds_and_calls_reach_each_subgoal_once():
     env = WeatherEnv()
     idx = weather_task("distance")
