@@ -67,7 +67,8 @@ def test_writes_agenttraj_lines_and_a_report(tmp_path):
     assert (report.row().n, report.row().score, report.row().success) == (20, 1.0, 1.0)
     assert report.row("guess", "even").n == report.row("guess", "odd").n == 10
     saved = json.loads((tmp_path / "run" / "results.report.json").read_text())
-    assert saved["rows"][0] == {"env": "guess", "task_type": "all", "n": 20, "score": 1.0, "success": 1.0, "stops": {"done": 20}, "tasks": 20}
+    assert saved["rows"][0] == {"env": "guess", "task_type": "all", "n": 20, "score": 1.0, "success": 1.0, "stops": {"done": 20},
+                                "tasks": 20, "success_low": pytest.approx(0.8389, abs=1e-4), "success_high": 1.0}
     assert "| guess | odd | 10 | 1.000 | 100.0% |" in (tmp_path / "run" / "results.report.md").read_text()
 
     meta = json.loads((tmp_path / "run" / "results.meta.json").read_text())

@@ -45,10 +45,19 @@ class ResultRow:
     #: the tasks its ``n`` episodes played (fewer than ``n`` with several samples per task; ``None``: ``n``)
     tasks: int | None = None
 
+    def interval(self) -> tuple[float, float]:
+        """The success rate's 95% (Wilson) interval over the row's tasks."""
+        return mean_interval(self.success, self.tasks or self.n)
+
     def interval_text(self) -> str:
-        """The success rate's 95% (Wilson) interval over the row's tasks, as ``72.2% – 100.0%``."""
-        low, high = mean_interval(self.success, self.tasks or self.n)
+        """:meth:`interval` as ``72.2% – 100.0%``."""
+        low, high = self.interval()
         return f"{low:.1%} – {high:.1%}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as ``.report.json`` holds it: its fields and the interval's bounds (as bench.json names them)."""
+        low, high = self.interval()
+        return asdict(self) | {"success_low": low, "success_high": high}
 
     def n_text(self) -> str:
         """The episodes, and the tasks they played where those are fewer: ``30 (10 tasks)``."""
@@ -80,7 +89,7 @@ class EvalReport:
 
     def to_json(self) -> dict[str, Any]:
         """The report as ``.report.json`` holds it."""
-        return {"rows": [asdict(r) for r in self.rows], "errors": self.errors, "settings": self.settings}
+        return {"rows": [r.to_json() for r in self.rows], "errors": self.errors, "settings": self.settings}
 
     def markdown(self) -> str:
         """The rows as a Markdown table."""
