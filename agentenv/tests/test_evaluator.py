@@ -349,7 +349,7 @@ def test_a_run_whose_results_file_is_deleted_or_replaced_stops(tmp_path, how):
                     os.replace(tmp_path / "other.jsonl", out)
             return super().act(episodes)
 
-    with pytest.raises(ValueError, match=rf"run.jsonl was deleted or replaced while this run wrote it \(1 episodes\)"):
+    with pytest.raises(ValueError, match=r"run.jsonl was deleted or replaced while this run wrote it \(1 episodes\)"):
         evaluate(Removing(), tasks(range(6)), out, concurrency=1, sources=LOCAL, progress=False)
     assert not out.exists() or out.read_text() == ""  # nothing written into what took its place
     (run,) = json.loads(out.with_suffix(".meta.json").read_text())["runs"]
