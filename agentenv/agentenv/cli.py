@@ -13,7 +13,6 @@ import argparse
 import copy
 import difflib
 import importlib
-import os
 import sys
 from collections.abc import Callable
 
@@ -205,9 +204,9 @@ def _run(argv: list[str] | None) -> int:
 def _interrupted() -> int:
     """Say "interrupted" and return its exit status; a server that a launcher (``up``, bench) stops while it
     starts says nothing: the launcher says it."""
-    from agentenv.processes import PARENT_PID_VAR
+    from agentenv.processes import started_by_launcher
 
-    if PARENT_PID_VAR not in os.environ:
+    if not started_by_launcher():
         print("interrupted", file=sys.stderr)
     return 130
 

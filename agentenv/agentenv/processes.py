@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 log = logging.getLogger(__name__)
 
@@ -19,10 +20,22 @@ log = logging.getLogger(__name__)
 #: set by :class:`agentenv.server.launcher.ServerProcesses` for its servers: the launcher's pid, which they watch
 PARENT_PID_VAR = "AGENTENV_PARENT_PID"
 
-#: the paths this process holds (:func:`held_by_this_run`), each with whether its own code may hold it again
-_HELD: dict[str, bool] = {}
-#: the (device, inode) of each path held, as it was when the hold was taken (:func:`still_held`)
-_HELD_FILES: dict[str, tuple[int, int]] = {}
+
+def started_by_launcher() -> bool:
+    """Whether this process is a server that :class:`~agentenv.server.launcher.ServerProcesses` started (for
+    ``up``, bench, the demo): the launcher says when it starts, stops or is interrupted, not each server."""
+    return PARENT_PID_VAR in os.environ
+
+
+class _Hold(NamedTuple):
+    #: whether this run's own code may hold the path again (``nested``)
+    nested: bool
+    #: the held file's (device, inode) when the hold was taken (:func:`still_held`)
+    file: tuple[int, int]
+
+
+#: the paths this process holds (:func:`held_by_this_run`)
+_HELD: dict[str, _Hold] = {}
 
 
 @contextlib.contextmanager
@@ -36,7 +49,7 @@ def held_by_this_run(path: str | os.PathLike, busy: str, *, nested: bool = False
     import fcntl
 
     key = os.path.realpath(path)
-    if _HELD.get(key):
+    if key in _HELD and _HELD[key].nested:
         yield
         return
     # a file opened for writing: NFS takes an exclusive lock on no other (a folder it locks on no filesystem)
@@ -51,12 +64,11 @@ def held_by_this_run(path: str | os.PathLike, busy: str, *, nested: bool = False
             log.warning("%s cannot be locked here (%s): a second run into it at once would not be refused",
                         path, exc.strerror)
         st = os.fstat(fd)
-        _HELD[key], _HELD_FILES[key] = nested, (st.st_dev, st.st_ino)
+        _HELD[key] = _Hold(nested, (st.st_dev, st.st_ino))
         try:
             yield
         finally:
             _HELD.pop(key, None)
-            _HELD_FILES.pop(key, None)
     finally:
         os.close(fd)
 
@@ -65,12 +77,12 @@ def still_held(path: str | os.PathLike) -> bool:
     """Whether ``path`` still names the file this run holds (:func:`held_by_this_run`).  The lock is on the
     file, not its name: a results file deleted or replaced while its run writes it leaves the name free for a
     second run, and the two would play the same episodes."""
-    key = os.path.realpath(path)
+    hold = _HELD.get(os.path.realpath(path))
     try:
         st = os.stat(path)
     except FileNotFoundError:
         return False
-    return _HELD_FILES.get(key) == (st.st_dev, st.st_ino)
+    return hold is not None and hold.file == (st.st_dev, st.st_ino)
 
 
 def held_by_another_run(path: str | os.PathLike) -> bool:

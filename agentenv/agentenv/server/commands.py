@@ -97,8 +97,9 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from agentenv.processes import started_by_launcher
     from agentenv.registry import UnknownEnv
-    from agentenv.server.launcher import PARENT_PID_VAR, CannotServe, serve
+    from agentenv.server.launcher import CannotServe, serve
     from agentenv.server.workers import WorkerExited
 
     try:
@@ -107,7 +108,7 @@ def _serve(args: argparse.Namespace) -> int:
         raise SystemExit(f"error: {exc}") from None
     except KeyboardInterrupt:  # the workers' supervisor stops on it
         pass
-    if PARENT_PID_VAR not in os.environ:  # `up`, bench and the others say when they stop their servers
+    if not started_by_launcher():  # `up`, bench and the others say when they stop their servers
         print("stopped", file=sys.stderr)  # by Ctrl-C or SIGTERM: the way a server ends
     return 0
 

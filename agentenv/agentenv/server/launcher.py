@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from agentenv.processes import PARENT_PID_VAR, signal_group
+from agentenv.processes import PARENT_PID_VAR, signal_group, started_by_launcher
 from agentenv.protocol import TOKEN_ENV_VAR
 from agentenv.registry import UnknownEnv, default_port, env_class, server_members
 
@@ -76,7 +76,7 @@ def serve(
         )
     if workers > 1 and threading.current_thread() is not threading.main_thread():
         raise CannotServe("serve with workers > 1 runs in the main thread (its supervisor handles signals)")
-    if PARENT_PID_VAR in os.environ:  # started by ServerProcesses: do not outlive it
+    if started_by_launcher():  # do not outlive the launcher
         stop_when_orphaned(int(os.environ[PARENT_PID_VAR]))
 
     envs = [env_class(env) for env in server_members(name)]
@@ -85,7 +85,7 @@ def serve(
         raise CannotServe(problem)
     settings["loopback_only"] = is_loopback(host)
     announce = None
-    if PARENT_PID_VAR not in os.environ:  # `up` and the other starters print their own URLs
+    if not started_by_launcher():  # `up` and the other starters print their own URLs
         routes = ", ".join(f"/{cls.name}/" for cls in envs)
         announce = f"serving {routes} at {base_url(host, port)} ({workers} worker{'s' * (workers > 1)}); Ctrl-C stops"
     if workers > 1:

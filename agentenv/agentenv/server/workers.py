@@ -340,6 +340,12 @@ def _shared_with_another_process(sock: socket.socket, ours: int) -> bool:
     ) > ours
 
 
+def _close(sockets: list[tuple[socket.socket, socket.socket]]) -> None:
+    for pair in sockets:
+        for sock in pair:
+            sock.close()
+
+
 def _listen_unix(path: str) -> socket.socket:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.bind(path)
@@ -378,9 +384,7 @@ def _supervise(envs: Sequence[type[Environment]], host: str, port: int, workers:
         peers = [os.path.join(private, f"{w}.sock") for w in range(workers)]
         sockets = [(_listen_tcp(host, port), _listen_unix(path)) for path in peers]
         if _shared_with_another_process(sockets[0][0], workers):
-            for pair in sockets:
-                for sock in pair:
-                    sock.close()
+            _close(sockets)
             from .launcher import CannotServe
 
             raise CannotServe(f"port {port} on {host} is already in use (another server bound it as this one "
@@ -395,9 +399,7 @@ def _supervise(envs: Sequence[type[Environment]], host: str, port: int, workers:
         try:
             for proc in procs:
                 proc.start()
-            for pair in sockets:  # the workers have their own copies
-                for sock in pair:
-                    sock.close()
+            _close(sockets)  # the workers have their own copies
             ended = wait([p.sentinel for p in procs])
             gone = next(p for p in procs if p.sentinel in ended)
             gone.join()
