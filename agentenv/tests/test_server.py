@@ -986,10 +986,10 @@ def test_the_routes_of_every_step_come_first_and_skip_fastapis_solver_only_witho
 
 
 def test_a_loopback_server_answers_to_loopback_names_and_pages_only():
-    from fastapi.testclient import TestClient
-
     """A page elsewhere could drive a tokenless loopback server: through DNS rebinding (its own name pointed at
-    127.0.0.1) or a cross-site WebSocket (browsers send no CORS preflight for those)."""
+    127.0.0.1), a cross-site form or plain-text POST, or a cross-site WebSocket (browsers send no CORS preflight
+    for those)."""
+    from fastapi.testclient import TestClient
     from starlette.websockets import WebSocketDisconnect
 
     from agentenv.server.auth import _host_of, is_loopback
@@ -1004,6 +1004,13 @@ def test_a_loopback_server_answers_to_loopback_names_and_pages_only():
     with TestClient(app, base_url="http://attacker.example") as http:
         refused = http.post("/create", json={"data_idx": 1})
         assert refused.status_code == 400 and "loopback address only" in refused.json()["error"]
+    with TestClient(app, base_url="http://127.0.0.1") as http:  # a page's form or plain-text fetch: no preflight
+        for origin in ("http://evil.example", "null"):
+            refused = http.post("/create", content='{"data_idx": 1}', headers={"origin": origin,
+                                                                              "content-type": "text/plain"})
+            assert refused.status_code == 403 and f"page of {origin} is refused" in refused.json()["error"]
+        assert http.get("/info", headers={"origin": "http://evil.example"}).status_code == 403
+        assert http.post("/create", json={"data_idx": 1}, headers={"origin": "http://localhost:3000"}).status_code == 200
     pytest.importorskip("openenv")
     with TestClient(app, base_url="http://127.0.0.1") as http:
         with pytest.raises(WebSocketDisconnect), http.websocket_connect(

@@ -58,8 +58,9 @@ def _host_of(netloc: str) -> str:
 
 class LoopbackOnly:
     """ASGI middleware for a server bound to a loopback address: a request must name a loopback host (a page
-    elsewhere that points its own name at 127.0.0.1, DNS rebinding, gets a 400), and a browser's WebSocket
-    must come from a loopback page (a cross-site page cannot drive a session: the handshake is refused).
+    elsewhere that points its own name at 127.0.0.1, DNS rebinding, gets a 400), and a browser's request or
+    WebSocket must come from a loopback page (a cross-site page cannot drive a session: a form or a plain-text
+    ``fetch`` needs no CORS preflight, so the server itself refuses it with a 403, and a WebSocket's handshake).
     Clients that are no browser send no ``Origin``."""
 
     def __init__(self, app: Callable[..., Awaitable[None]]) -> None:
@@ -69,17 +70,18 @@ class LoopbackOnly:
         if scope["type"] in ("http", "websocket"):
             headers = {k.lower(): v.decode("latin-1") for k, v in scope["headers"]}
             host, origin = headers.get(b"host", ""), headers.get(b"origin", "")
-            problem = None
+            problem, status = None, 400
             if host and not is_loopback(_host_of(host)):
                 problem = f"this server answers on its loopback address only, not as {host!r}"
-            elif scope["type"] == "websocket" and origin and not is_loopback(urlsplit(origin).hostname or ""):
-                problem = f"a WebSocket from a page of {origin} is refused"
+            elif origin and not is_loopback(urlsplit(origin).hostname or ""):  # "null" too: a sandboxed or file page
+                kind = "a WebSocket" if scope["type"] == "websocket" else "a request"
+                problem, status = f"{kind} from a page of {origin} is refused: drive sessions with a client", 403
             if problem is not None:
                 if scope["type"] == "websocket":
                     await send({"type": "websocket.close", "code": 1008})  # before accepting: the handshake gets 403
                 else:
                     body = json.dumps({"error": problem}).encode()
-                    await send({"type": "http.response.start", "status": 400,
+                    await send({"type": "http.response.start", "status": status,
                                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
                     await send({"type": "http.response.body", "body": body})
                 return
