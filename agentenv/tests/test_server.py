@@ -426,6 +426,44 @@ def test_steps_of_one_session_are_serialised_while_sessions_run_in_parallel(serv
             session.close()
 
 
+class ParkedEnv(CounterEnv):
+    """``park`` waits in its worker thread until the test lets it go (a slow SQL query, a long JVM call)."""
+
+    name: ClassVar[str] = "parked"
+    release: ClassVar[threading.Event] = threading.Event()
+    parked: ClassVar[threading.Semaphore] = threading.Semaphore(0)
+
+    def step(self, action: str) -> StepResult:
+        if action == "park":
+            ParkedEnv.parked.release()
+            ParkedEnv.release.wait(60)
+            return StepResult("Let go.")
+        return super().step(action)
+
+
+def test_sessions_busy_in_more_worker_threads_than_the_default_forty_leave_others_a_thread():
+    """One client's 50 slow calls held every worker thread (anyio's default is 40): every other session's
+    calls waited for them."""
+    ParkedEnv.release.clear()
+    with running_server(ParkedEnv, max_sessions=60) as url, httpx.Client(base_url=url, timeout=30) as http:
+        ids = [http.post("/create", json={"data_idx": 1}).json()["id"] for _ in range(51)]
+        for sid in ids:
+            assert http.post("/reset", json={"id": sid, "data_idx": 1}).status_code == 200
+        busy = [threading.Thread(target=httpx.post, args=(f"{url}/step",), kwargs={
+            "json": {"id": sid, "action": "park"}, "timeout": 60}) for sid in ids[:50]]
+        try:
+            for thread in busy:
+                thread.start()
+            for _ in busy:  # every call is in its env, each holding a worker thread
+                assert ParkedEnv.parked.acquire(timeout=30)
+            answer = http.post("/step", json={"id": ids[50], "action": "add 2"}, timeout=10)
+            assert answer.status_code == 200 and answer.json()["done"]
+        finally:
+            ParkedEnv.release.set()
+            for thread in busy:
+                thread.join(60)
+
+
 def test_300_concurrent_sessions_all_work(server):
     # One client per episode, like 300 separate agents (httpx's pool gets slow past ~100 connections);
     # sharing one TLS context spares each client building its own.

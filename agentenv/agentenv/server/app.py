@@ -17,6 +17,7 @@ import os
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Union
 
+import anyio.to_thread
 from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
@@ -136,6 +137,10 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # a thread for every session a call may hold (one each: their lock), beyond the shared 40: one client's
+        # slow calls (SQL up to its time limit) on 40 sessions made every other session wait for a thread
+        threads = anyio.to_thread.current_default_thread_limiter()
+        threads.total_tokens = max(threads.total_tokens, sum(pool.max_sessions for pool in pools.values()) + 40)
         with contextlib.ExitStack() as shared:
             for cls in env_classes:  # what sessions of a class share (an index, bundled sites), set up once
                 try:
