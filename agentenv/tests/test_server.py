@@ -837,6 +837,20 @@ def test_a_stalled_call_answers_504_within_its_deadline_and_its_process_is_gone(
         assert created.status_code == 200
 
 
+def test_a_client_gone_before_its_body_came_is_no_internal_error(server, caplog):
+    import socket
+
+    host, port = server.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as raw:
+        raw.sendall(b"POST /step HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: 50\r\n\r\n{")
+        time.sleep(0.3)  # the route is reading the body
+    with httpx.Client(base_url=server, timeout=30) as http:  # the server goes on, and has had time to log
+        assert http.get("/health").status_code == 200
+    time.sleep(0.3)
+    assert "internal error" not in caplog.text
+
+
 def test_capacity_counts_a_timed_out_session_until_its_call_returns():
     release = threading.Event()
 
