@@ -163,6 +163,9 @@ def test_single_env_server_answers_at_root_and_under_its_name(http):
         ("POST", "/counter/close", {"id": 999_999}, 404),
         ("GET", "/counter/nowhere", None, 404),
         ("POST", "/counter/step", {"id": 0}, 422),
+        ("POST", "/counter/step", {"action": "add 1"}, 422),  # no session id: a missing field
+        ("POST", "/counter/step", {"env_idx": None, "action": "add 1"}, 422),
+        ("GET", "/counter/observation", None, 422),
         ("POST", "/counter/step", {"id": "zero", "action": "add 1"}, 422),
         ("POST", "/counter/create", {"data_idx": 5000}, 422),
         ("POST", "/counter/create", {"data_idx": "three"}, 422),

@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 from starlette.concurrency import run_in_threadpool
 
 from agentenv.env import Environment
-from agentenv.protocol import CallTimedOut, EnvCrashed, ServerFull, SessionNotFound
+from agentenv.protocol import BadRequest, CallTimedOut, EnvCrashed, ServerFull, SessionNotFound
 from agentenv.session import LocalSession, describe
 
 log = logging.getLogger("agentenv.server")
@@ -225,7 +225,7 @@ class SessionPool:
 
     def get(self, session_id: int | None) -> Slot:
         if session_id is None:
-            raise SessionNotFound("no session id given: send `id` (or `env_idx`)")
+            raise BadRequest("no session id given: send `id` (or `env_idx`)")  # a missing field, as protocol.md says
         slot = self.slots.get(session_id)
         if slot is None:
             why = self._ended.get(session_id)
