@@ -87,6 +87,10 @@ class Wire:
     #: suite checks
     shapes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if unknown := sorted(set(self.shapes) - {"create", "reset", "step"}):  # a typo would go unchecked
+            raise ValueError(f"Wire.shapes has routes {unknown}: its routes are 'create', 'reset' and 'step'")
+
     @property
     def creates_int(self) -> bool:
         return (self.create_answer or ("int" if self.family == "env_idx" else "object")) == "int"
@@ -381,6 +385,11 @@ class EpisodicEnv(Environment):
             return StepResult(EPISODE_OVER, 0.0, self.terminated, self.score, truncated=self.truncated)
         self.steps += 1
         result = self.act(action)
+        if not isinstance(result, StepResult):  # an AgentGym-style tuple, a bare string
+            raise TypeError(f"{type(self).__name__}.act returned a {type(result).__name__}: it must return a StepResult")
+        if not isinstance(result.reward, numbers.Real):
+            raise TypeError(f"{type(self).__name__}.act returned a reward of type {type(result.reward).__name__}: "
+                            "a number is needed")
         self.score = float(result.score) if result.score is not None else self.score + result.reward
         result.score = self.score
         if not result.done and self.max_steps is not None and self.steps >= self.max_steps:

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from agentenv.env import Environment, ExpertAction
+from agentenv.env import Environment, ExpertAction, StepResult
 from agentenv.protocol import (
     MAX_ACTION_CHARS,
     BadRequest,
@@ -141,8 +141,13 @@ class LocalSession:
         result = self._call(self.env.step, extract_action(action))
         extras = self._call(self.env.wire_extras, "step")
         with self._answering("step"):
+            if not isinstance(result, StepResult):
+                raise _Unfit(f"a {type(result).__name__} (a StepResult is needed)")
             reward = _number(result.reward, "reward")
             self.score = _number(result.score, "score") if result.score is not None else self.score + reward
+            low, high = self.env_cls.reward_range
+            if not low - 1e-9 <= self.score <= high + 1e-9:  # evaluation normalises and judges success on it
+                raise _Unfit(f"score {self.score:g}, outside its reward_range ({low:g}, {high:g})")
             self.running = not result.done
             return StepResponse(
                 observation=result.observation,

@@ -16,12 +16,13 @@ from fastapi import APIRouter, Body, FastAPI
 from fastapi.responses import JSONResponse
 
 from agentenv.client import EnvClient, EnvCrashed, EpisodeFinished, ServerFull, SessionNotFound
-from agentenv.env import Environment, ExpertAction, StepResult, Wire
+from agentenv.env import Environment, EpisodicEnv, ExpertAction, StepResult, Wire
 from agentenv.protocol import CreateRequest, StepRequest
 from agentenv.server.app import create_app
 from agentenv.server.errors import install_error_handlers
 from agentenv.server.routing import BodyRoute, add_routes
 from agentenv.server.sessions import SessionPool
+from agentenv.session import LocalSession
 from agentenv.testing import running_server
 
 
@@ -150,6 +151,11 @@ def test_whole_episode_with_the_typed_client(server):
 def test_single_env_server_answers_at_root_and_under_its_name(http):
     sid = http.post("/create").json()["id"]
     assert http.post("/counter/reset", json={"id": sid, "game": 1}).json()["observation"] == "Target 2."
+    same = http.post("/reset", json={"id": sid, "game": 1, "data_idx": 1})  # both names, one task: our form
+    assert same.json()["observation"] == "Target 2." and same.json()["id"] == sid
+    refused = http.post("/reset", json={"id": sid, "game": 3, "data_idx": 1})
+    assert refused.status_code == 422 and refused.json()["error"] == (
+        "data_idx 1 and game 3 name different tasks: send one of them")
     assert http.post("/step", json={"id": sid, "action": "add 2"}).json()["done"] is True
     assert http.get("/counter/observation", params={"id": sid}).json() == "Total 2 of 2."
     assert http.post("/close", json={"env_idx": sid}).json() == {"closed": True, "id": sid}
@@ -172,6 +178,7 @@ def test_single_env_server_answers_at_root_and_under_its_name(http):
         # a bool or float is no integer, by either name of the task index or the session
         ("POST", "/counter/create", {"data_idx": True}, 422),
         ("POST", "/counter/create", {"game": True}, 422),
+        ("POST", "/counter/create", {"data_idx": 1, "game": 2}, 422),  # two names, two tasks: which one?
         ("POST", "/counter/create", {"data_idx": 1.0}, 422),
         ("POST", "/counter/step", {"id": True, "action": "add 1"}, 422),
         ("POST", "/counter/close", {"env_idx": True}, 422),
@@ -267,7 +274,8 @@ def test_an_env_that_cannot_be_created_for_want_of_descriptors_is_a_full_server_
 
 class UnfitValuesEnv(CounterEnv):
     """Returns what the protocol cannot carry: a dict for task 0's first observation, a list for a step's
-    observation after ``add 2``, a list from ``/observation``, a word for a reward after ``add 3``."""
+    observation after ``add 2``, a list from ``/observation``, a word for a reward after ``add 3``, a tuple after
+    ``add 7`` and a score outside the reward range after ``add 8``."""
 
     name: ClassVar[str] = "unfit"
 
@@ -279,6 +287,10 @@ class UnfitValuesEnv(CounterEnv):
         result = super().step(action)
         if action == "add 2":
             return StepResult(["list", result.observation])
+        if action == "add 7":
+            return (result.observation, 0.0, False, {})  # type: ignore[return-value]  # AgentGym's step tuple
+        if action == "add 8":
+            return StepResult(result.observation, 0.0, score=5.0)
         return StepResult(result.observation, "much") if action == "add 3" else result
 
     def observation(self) -> Any:
@@ -296,7 +308,10 @@ def test_a_value_the_protocol_cannot_carry_is_an_env_crash_that_names_it(blockin
         assert created.status_code == 500
         assert created.json()["error"].startswith("unfit env's reset returned observation of type dict")
         assert http.get("/info").json()["live_sessions"] == 0
-        for action, message in [("add 2", "step returned observation of type list"), ("add 3", "step returned reward of type str")]:
+        for action, message in [("add 2", "step returned observation of type list"),
+                                ("add 3", "step returned reward of type str"),
+                                ("add 7", "step returned a tuple (a StepResult is needed)"),
+                                ("add 8", "step returned score 5, outside its reward_range (0, 1)")]:
             sid = http.post("/create", json={"data_idx": 6}).json()["id"]
             answer = http.post("/step", json={"id": sid, "action": action})
             assert answer.status_code == 500 and answer.json()["error"].startswith(f"unfit env's {message}")
@@ -305,6 +320,38 @@ def test_a_value_the_protocol_cannot_carry_is_an_env_crash_that_names_it(blockin
         observed = http.get("/observation", params={"id": sid})
         assert observed.status_code == 500 and "observation returned observation of type list" in observed.json()["error"]
         assert http.get("/info").json()["live_sessions"] == 0
+
+
+def test_an_episodic_envs_act_that_returns_no_step_result_is_named_so():
+    """A newcomer's ``act`` returning AgentGym's tuple crashed as "'tuple' object has no attribute 'score'", and
+    a reward given as a string as "unsupported operand type(s) for +"."""
+
+    class Sloppy(EpisodicEnv):
+        name: ClassVar[str] = "sloppy"
+        splits: ClassVar[dict[str, range]] = {"test": range(3)}
+        instruction: ClassVar[str] = "Say anything."
+
+        def start(self, data_idx: int) -> str:
+            return "Say something."
+
+        def act(self, action: str) -> StepResult:
+            return (action, 1.0, True, {}) if action == "tuple" else StepResult(action, "1.0", True)  # type: ignore
+
+        def expert_action(self) -> ExpertAction:
+            return ExpertAction("", "tuple")
+
+    for action, message in [("tuple", "Sloppy.act returned a tuple: it must return a StepResult"),
+                            ("string", "Sloppy.act returned a reward of type str: a number is needed")]:
+        session = LocalSession(Sloppy)
+        session.reset(0)
+        with pytest.raises(EnvCrashed, match=message):
+            session.step(action)
+        assert session.closed
+
+
+def test_a_misspelt_route_in_wire_shapes_is_refused():
+    with pytest.raises(ValueError, match=r"Wire.shapes has routes \['stepp'\]: its routes are"):
+        Wire(shapes={"stepp": ("observation",)})
 
 
 def test_capacity_answers_429_and_never_shares_a_session():
@@ -841,8 +888,6 @@ def test_a_stalled_call_answers_504_within_its_deadline_and_its_process_is_gone(
 
 
 def test_a_client_gone_before_its_body_came_is_no_internal_error(server, caplog):
-    import socket
-
     host, port = server.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port))) as raw:
         raw.sendall(b"POST /step HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"

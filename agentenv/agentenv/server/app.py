@@ -240,17 +240,20 @@ def env_router(pool: SessionPool) -> APIRouter:
         return pool.get(session_id(id=id, env_idx=env_idx))
 
     def task_of(body: CreateRequest | ResetRequest) -> tuple[int | None, bool]:
-        """``(task index, named by AgentGym's field)`` of a body: ``data_idx``, else ``Wire.reset_field``."""
-        if body.data_idx is not None:
-            return task_index(env_cls, body.data_idx), False
-        value = (body.model_extra or {}).get(wire.reset_field)
+        """``(task index, named by AgentGym's field)`` of a body: ``data_idx``, else ``Wire.reset_field``; both,
+        naming different tasks, are refused."""
+        ours = None if body.data_idx is None else task_index(env_cls, body.data_idx)
+        value = None if wire.reset_field == "data_idx" else (body.model_extra or {}).get(wire.reset_field)
         if wire.reset_field == "id" and isinstance(body, ResetRequest) and body.env_idx is not None:
             value = body.id  # AgentGym's tool envs: env_idx names the session, id the task
         if value is None:
-            return None, False
+            return ours, False
         if isinstance(value, int) and not isinstance(value, bool):
             value = env_cls.agentgym_task(value)
-        return task_index(env_cls, value, wire.reset_field), True
+        theirs = task_index(env_cls, value, wire.reset_field)
+        if ours is not None and ours != theirs:
+            raise BadRequest(f"data_idx {ours} and {wire.reset_field} {theirs} name different tasks: send one of them")
+        return theirs, ours is None
 
     @router.get("/info", response_model=InfoResponse)
     async def info() -> Any:
