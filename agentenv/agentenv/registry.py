@@ -42,9 +42,14 @@ def env_class(env: str) -> type[Environment]:
         installed = installed_envs()
         raise UnknownEnv(f"no installed environment {env!r} (installed: {', '.join(installed) or 'none'}); {_hint(env, installed)}")
     try:
-        return found[0].load()
+        cls = found[0].load()
     except Exception as exc:  # a broken or half-installed package: say which, not a traceback
         raise UnknownEnv(f"environment {env!r} is installed but does not load ({found[0].value}): {exc!r}") from exc
+    name = getattr(cls, "name", None)
+    if name != env:  # served under its name but asked for by the key: every client of it got a 404
+        raise UnknownEnv(f"environment {env!r} is installed, but its class ({found[0].value}) is named {name!r}: "
+                         "the entry point's key in its pyproject.toml must be the class's name")
+    return cls
 
 
 @functools.cache

@@ -311,6 +311,19 @@ def test_list_shows_every_env_when_one_does_not_load(capsys, monkeypatch):
     assert printed.err.strip() == "error: environment 'maze' is installed but does not load (x:Y): SyntaxError()"
 
 
+def test_an_entry_point_whose_key_is_not_its_class_name_is_refused(monkeypatch):
+    """Served under the class's name and looked for under the key, such an env answered every client 404."""
+    from importlib.metadata import EntryPoint
+
+    from agentenv import registry
+
+    mazy = EntryPoint(name="mazy", value="agentenv_lmrlgym.maze:MazeEnv", group=registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [mazy])
+    with pytest.raises(registry.UnknownEnv, match=r"environment 'mazy' is installed, but its class "
+                       r"\(agentenv_lmrlgym.maze:MazeEnv\) is named 'maze': the entry point's key"):
+        registry.env_class("mazy")
+
+
 def test_url_mistakes_say_what_is_wrong():
     from agentenv.controller.commands import env_urls
 

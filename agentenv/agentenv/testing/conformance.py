@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from agentenv.env import Environment, check_metadata
-from agentenv.protocol import MAX_ACTION_CHARS, BadRequest, EpisodeNotRunning, SessionNotFound
+from agentenv.protocol import MAX_ACTION_CHARS, BadRequest, EnvCrashed, EpisodeNotRunning, SessionNotFound
 from agentenv.react import format_react
 from agentenv.session import LocalSession
 
@@ -182,7 +182,12 @@ def _play_expert(session: Any, idx: int, env_cls: type[Environment]) -> list[tup
     went_on = None  # the score of the last step that solved the task without ending the episode
     for _ in range(rounds):
         move = session.expert()
-        answer = session.step(format_react(move.thought, move.action))
+        try:
+            answer = session.step(format_react(move.thought, move.action))
+        except EnvCrashed as exc:  # a score outside reward_range ends the session as the env's crash
+            if went_on is None:
+                raise ConformanceError(f"{env_cls.name}: task {idx}'s expert action {move.action!r}: {exc}") from None
+            break  # the cause is the solved step that went on: said below
         played.append((move.action, answer.observation, answer.score, answer.done))
         try:
             _check_score(answer, env_cls, f"task {idx}'s expert action {move.action!r}")
