@@ -169,6 +169,16 @@ def test_under_a_tenth_of_the_nouns_gives_a_tenth():
     assert title_score == pytest.approx(1 / 12) and r_type == 0.1
 
 
+def test_the_type_bounds_a_fifth_of_the_nouns_and_a_price_at_the_ceiling():
+    """WebShop's bounds, each side of them: a fifth of the goal title's nouns is not enough (over a fifth is),
+    and a price equal to the ceiling is under it."""
+    elsewhere = dict(query="zipper", product_category="Clothing › Men")
+    fifth = type_reward(peanut_butter(title="Alpha Zipper", **elsewhere), goal(name="Alpha Bravo Charlie Delta Echo"))
+    quarter = type_reward(peanut_butter(title="Alpha Zipper", **elsewhere), goal(name="Alpha Bravo Charlie Delta"))
+    assert (fifth[3], fifth[0]) == (pytest.approx(0.2), 0.5) and (quarter[3], quarter[0]) == (0.25, 1.0)
+    assert reward(peanut_butter(price=20.0, pricing=(20.0,)), goal(), []).r_price is True
+
+
 def test_shared_category_segments_count_as_the_same_type():
     # one noun of five shared (butter): not over a fifth, so the type stands on the category path alone
     named = goal(name="Silver Nest Peanut Butter Spread")

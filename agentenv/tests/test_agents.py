@@ -129,6 +129,8 @@ def test_agent_from_spec():
         ('Action:\n```sql\nSELECT a FROM t WHERE b = "x"\n```', 'SELECT a FROM t WHERE b = "x"'),
         ('Action:\nfinish with Action Input: {"answer": "x"}', 'finish with Action Input: {"answer": "x"}'),
         ('Action:\nSELECT a FROM t WHERE b = "x"', 'SELECT a FROM t WHERE b = "x"'),
+        ('Action:\n"a" = "b"', '"a" = "b"'),  # quotes at both ends that are not one pair around it
+        ("Action:\n`a` + `b`", "`a` + `b`"),
         ("Action:\n``", "``"),
         ("```\nThought: x\nAction: move up\n```", "move up"),  # a fence around the whole reply
         ("```text\nThought: x\n\nAction:\nmove up\n```", "move up"),

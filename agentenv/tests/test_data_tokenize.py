@@ -217,6 +217,9 @@ def test_truncation_drops_whole_trailing_turns():
     assert cut.input_ids == one_turn.input_ids and cut.labels == one_turn.labels
     assert cut.dropped_turns == 1
     assert encode_conversation(tok, turns, max_length=len(one_turn.input_ids) - 1) is None
+    exact = encode_conversation(tok, turns, max_length=len(full.input_ids))  # a conversation that just fits
+    assert exact.input_ids == full.input_ids and exact.dropped_turns == 0
+    assert encode_conversation(tok, turns, max_length=len(one_turn.input_ids)).input_ids == one_turn.input_ids
 
 
 def test_template_that_rewrites_history_is_refused():

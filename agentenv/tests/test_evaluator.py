@@ -663,3 +663,22 @@ def test_the_hint_for_a_server_that_does_not_answer_names_that_envs_server():
 
     with pytest.raises(SystemExit, match=r"start it with `agentenv up babyai`, give its --url"):
         run(argparse.Namespace(env=["maze", "babyai"], out=None))
+
+
+def test_a_task_given_twice_is_played_once_and_an_episodes_last_line_stands_for_it(tmp_path):
+    """`--indices 0:10,5:15` gives tasks twice; a resumed run (or a mended file) appends an episode's newer line."""
+    out = tmp_path / "results.jsonl"
+    agent = Counter()
+    first = evaluate(agent, tasks([3, 3, 4]), out, sources=LOCAL, progress=False, print_table=False)
+    assert sorted(r["item_id"] for r in lines(out)) == ["guess_3", "guess_4"] and first.row().n == 2
+    assert [item for item, *_ in agent.seen].count("guess_3") == 1
+
+    older = lines(out)[0]
+    newer = older | {"success": not older["success"], "reward": 1.0 - older["reward"]}
+    with out.open("a") as file:
+        file.write(json.dumps(newer) + "\n")
+    again = Counter()
+    report = evaluate(again, tasks([3, 4]), out, sources=LOCAL, progress=False, print_table=False)
+    assert again.seen == []  # nothing left to play
+    flipped = 1 if newer["success"] else -1
+    assert report.row().n == 2 and report.row().success == first.row().success + flipped / 2

@@ -969,12 +969,14 @@ def test_an_idle_client_keeps_its_session_until_a_full_server_needs_the_place():
         assert http.post("/step", json={"id": trainer, "action": "add 1"}).status_code == 200
         other = http.post("/create", json={"data_idx": 1}).json()["id"]
         time.sleep(1.0)
-        http.post("/step", json={"id": other, "action": "add 1"})  # the other client stays busy
+        http.post("/step", json={"id": other, "action": "add 1"})
+        time.sleep(0.7)  # both idle past --evict-idle now: the trainer 1.7 s, the other 0.7 s
         newcomer = http.post("/create", json={})
-        assert newcomer.status_code == 200  # the full server closed the longest idle session for it
+        assert newcomer.status_code == 200  # the full server closed the least recently used session for it
         evicted = http.post("/step", json={"id": trainer, "action": "add 1"})
         assert evicted.status_code == 404 and "idle" in evicted.json()["error"]
         assert "create a new session" in evicted.json()["error"]
+        assert http.post("/step", json={"id": other, "action": "add 1"}).status_code == 200
 
 
 def test_an_idle_session_past_the_ttl_is_reaped_and_its_id_says_so():
@@ -1168,12 +1170,15 @@ def test_a_client_closes_the_sessions_it_left_open():
             return http.get("/info").json()["live_sessions"]
 
         client = EnvClient("counter", url)
+        closes: list[str] = []
+        client.http.event_hooks["request"].append(lambda r: closes.append(r.url.path) if r.url.path.endswith("/close") else None)
         kept = client.session(1)
         client.session(2)
         kept.close()
-        assert live() == 1
+        assert live() == 1 and len(closes) == 1
         client.close()
         assert live() == 0
+        assert len(closes) == 2  # the session closed before is not closed again (a long run closed thousands)
 
         def forgotten() -> None:
             EnvClient("counter", url).session(3)
