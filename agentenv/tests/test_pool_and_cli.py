@@ -362,3 +362,38 @@ def test_a_server_that_takes_a_call_and_never_answers_is_not_asked_again():
 
     with pytest.raises(SystemExit, match="^error: GET x: no answer; stop that server's process and start it again"):
         commands.one_line_errors()(run)(argparse.Namespace(env=["guess"]))
+
+
+def test_a_post_whose_connection_breaks_is_not_sent_again_but_a_get_is():
+    """A step the server took may have been applied: sent again, it would be played twice (a create, a leaked
+    session). A GET changes nothing and is tried again."""
+    import socket
+
+    taken: list[str] = []
+    listener, stop = socket.create_server(("127.0.0.1", 0)), threading.Event()
+    listener.settimeout(0.05)
+    port = listener.getsockname()[1]
+
+    def serve() -> None:  # reads each request's head, then drops the connection without an answer
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                taken.append(conn.recv(65536).split(b"\r\n", 1)[0].decode())
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        with EnvClient("guess", f"http://127.0.0.1:{port}", retries=2, backoff_s=0.01) as client:
+            with pytest.raises(ServerUnreachable, match="POST .*/guess/step failed"):
+                client.step(7, "guess 1")
+            assert taken == ["POST /guess/step HTTP/1.1"]
+            with pytest.raises(ServerUnreachable, match="failed after 3 tries"):
+                client.observation(7)
+            assert taken[1:] == ["GET /guess/observation?id=7 HTTP/1.1"] * 3
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()
