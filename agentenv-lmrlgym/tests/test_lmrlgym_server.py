@@ -153,4 +153,5 @@ def test_available_actions_without_a_session_is_the_whole_action_set():
         sid = http.post("/maze/create", json={"data_idx": 0}).json()["id"]
         assert len(http.get("/maze/available_actions", params={"id": sid}).json()) < 4  # walls around
     with running_server([WordleEnv]) as url, httpx.Client(base_url=url, timeout=30) as http:
-        assert http.get("/wordle/available_actions").status_code == 404  # no whole set: a session is needed
+        whole = http.get("/wordle/available_actions")  # no whole set: a session is needed, and none is named
+        assert whole.status_code == 422 and whole.json()["error"].startswith("no session id given")
