@@ -214,6 +214,31 @@ def test_a_chunked_body_is_counted_as_it_comes(http):
         http.post("/counter/close", json={"id": sid})
 
 
+def test_a_body_that_stops_coming_is_answered_408_and_its_connection_closed(monkeypatch):
+    """A client that sent part of a body and stopped held its connection (and a descriptor) for ever: 2,000 of
+    them held 2,019 descriptors; at the process's limit no one else was answered."""
+    from agentenv.server import limits, workers
+
+    monkeypatch.setattr(limits, "BODY_TIMEOUT_S", 0.5)
+    with running_server(CounterEnv) as url:
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as raw:
+            raw.sendall(b"POST /step HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: 50\r\n\r\n{")
+            answer = b""
+            while chunk := raw.recv(65536):  # the server closes the connection after its answer
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 408 ") and b"did not come whole within 0.5 s" in answer
+
+    async def never() -> dict:
+        await asyncio.sleep(60)
+        return {}
+
+    started = time.monotonic()  # a --workers server's router reads the body first: the same deadline
+    _, _, complete = asyncio.run(workers._read_body({}, never, 1000))
+    assert not complete and time.monotonic() - started < 5
+
+
 def test_step_before_reset_and_after_done_is_409(http):
     sid = http.post("/counter/create").json()["id"]
     try:

@@ -1,18 +1,38 @@
-"""Request-body size limit, as a plain ASGI middleware (no per-request task or thread)."""
+"""Request-body limits, as a plain ASGI middleware (no per-request task or thread): its size, and the time it
+may take to arrive."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+#: seconds a request's body may take to arrive whole: a client that sent part of one and stopped held its
+#: connection (and a file descriptor) for ever, and enough of them left the server none for anyone else
+BODY_TIMEOUT_S = 30.0
+
+
+async def body_message(receive: Receive, deadline: float) -> Message | None:
+    """The next message of a request's body, or ``None`` if it has not come by ``deadline`` (loop time)."""
+    try:
+        async with asyncio.timeout_at(deadline):
+            return await receive()
+    except TimeoutError:
+        return None
+
+
+def body_deadline(scope: Scope) -> float:
+    """When the body of the request ``scope`` must have come (one deadline for every reader of it)."""
+    return scope.setdefault("agentenv.body_deadline", asyncio.get_running_loop().time() + BODY_TIMEOUT_S)
+
 
 class BodySizeLimit:
-    """Answer 413 to any request whose body exceeds ``max_bytes``.
+    """Answer 413 to any request whose body exceeds ``max_bytes``, and 408 to one whose body has not come
+    whole within :data:`BODY_TIMEOUT_S`.
 
-    A declared ``Content-Length`` is checked, and the request passes on as it came (the server's HTTP
-    parser delivers no more than that length); a body without one (chunked) is read, counted as it
-    streams in (it is at most ``max_bytes``) and replayed to the app in one message.
+    A declared ``Content-Length`` over the limit is refused at once; the body (with one or without, chunked)
+    is read as it streams in, counted, and replayed to the app in one message.
     """
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
@@ -33,14 +53,15 @@ class BodySizeLimit:
                 if declared > self.max_bytes:
                     await _reject(send, 413, f"request body over {self.max_bytes} bytes")
                     return
-                # the HTTP parser delivers no more than the declared length: nothing left to count
-                await self.app(scope, receive, send)
-                return
 
+        deadline = body_deadline(scope)
         chunks: list[bytes] = []
         size = 0
         while True:
-            message = await receive()
+            message = await body_message(receive, deadline)
+            if message is None:
+                await _reject(send, 408, f"the request's body did not come whole within {BODY_TIMEOUT_S:g} s")
+                return
             if message["type"] != "http.request":  # the client went away
                 return
             chunk = message.get("body", b"")

@@ -45,6 +45,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agentenv.env import Environment
 
+from .limits import body_deadline, body_message
 from .sessions import EVICT_IF_FULL, FORWARDED_HEADER, first_session_id
 
 log = logging.getLogger("agentenv.server")
@@ -102,8 +103,8 @@ class WorkerRouter:
         if env is None or route in ("", "/", "/health"):
             await self.app(scope, receive, send)
             return
-        body, receive, complete = await _read_body(receive, self.max_body_bytes)
-        if not complete:  # too large (the app answers 413) or the client went away
+        body, receive, complete = await _read_body(scope, receive, self.max_body_bytes)
+        if not complete:  # too large or too slow (the app answers 413 or 408) or the client went away
             await self.app(scope, receive, send)
             return
         method = scope["method"]
@@ -262,15 +263,18 @@ class _Answer:
         await send({"type": "http.response.body", "body": self.body})
 
 
-async def _read_body(receive: Receive, limit: int) -> tuple[bytes, Receive, bool]:
+async def _read_body(scope: Scope, receive: Receive, limit: int) -> tuple[bytes, Receive, bool]:
     """Read a request's body up to ``limit`` bytes: ``(body, a receive that replays it, whether it was read
-    whole)``.  A body over the limit is left to the app (its :class:`~agentenv.server.limits.BodySizeLimit`
-    answers 413)."""
+    whole)``.  A body over the limit, or not come by its deadline, is left to the app (its
+    :class:`~agentenv.server.limits.BodySizeLimit` answers 413, or 408 at the same deadline)."""
     messages: list[Message] = []
     size = 0
     complete = False
+    deadline = body_deadline(scope)
     while size <= limit:
-        message = await receive()
+        message = await body_message(receive, deadline)
+        if message is None:
+            break
         messages.append(message)
         if message["type"] != "http.request":
             break
