@@ -184,7 +184,7 @@ def _play_expert(session: Any, idx: int, env_cls: type[Environment]) -> list[tup
         move = session.expert()
         try:
             answer = session.step(format_react(move.thought, move.action))
-        except EnvCrashed as exc:  # a score outside reward_range ends the session as the env's crash
+        except EnvCrashed as exc:  # the env crashed (a score outside reward_range is one): said as this check's
             if went_on is None:
                 raise ConformanceError(f"{env_cls.name}: task {idx}'s expert action {move.action!r}: {exc}") from None
             break  # the cause is the solved step that went on: said below
