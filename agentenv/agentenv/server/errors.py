@@ -14,7 +14,6 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agentenv.protocol import EnvError, Unauthorized
@@ -89,8 +88,6 @@ class CatchAll:
 
         try:
             await self.app(scope, receive, tracked)
-        except ClientDisconnect:  # gone before its body came: no one to answer, nothing wrong here
-            return
         except Exception as exc:
             if started:  # too late for an answer of our own
                 raise

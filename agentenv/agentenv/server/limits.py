@@ -53,6 +53,7 @@ class BodySizeLimit:
                 if declared > self.max_bytes:
                     await _reject(send, 413, f"request body over {self.max_bytes} bytes")
                     return
+                break  # the body itself is counted as it comes, below
 
         deadline = body_deadline(scope)
         chunks: list[bytes] = []
