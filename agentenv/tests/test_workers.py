@@ -352,6 +352,34 @@ def test_ctrl_c_stops_serve_with_one_line_and_no_traceback(workers):
                 server.kill()
 
 
+def test_a_server_stopped_while_it_starts_still_shuts_its_app_down():
+    """A worker stopped before its start-up ended (Ctrl-C just after `serve --workers 2` answered): uvicorn
+    before 0.30 returned without the app's shutdown, so sessions stayed open and one stop in five logged a
+    cancelled lifespan's traceback."""
+    import uvicorn
+
+    from agentenv.server.launcher import announcing_server
+
+    events: list[str] = []
+
+    async def app(scope, receive, send):
+        assert scope["type"] == "lifespan"
+        await receive()
+        events.append("startup")
+        server.should_exit = True  # as the stop signal's handler does
+        await send({"type": "lifespan.startup.complete"})
+        await receive()
+        events.append("shutdown")
+        await send({"type": "lifespan.shutdown.complete"})
+
+    config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), lifespan="on", log_level="warning")
+    server = announcing_server(config, None)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive() and events == ["startup", "shutdown"]
+
+
 def test_a_server_a_launcher_started_stops_without_a_word():
     """`up`, bench and the demo say when they stop their servers; each server's own "stopped" was noise."""
     import subprocess

@@ -3,6 +3,7 @@ subprocesses (what ``agentenv up`` and the demo use)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import os
@@ -140,6 +141,12 @@ def announcing_server(config: Any, announce: str | None) -> Any:
     class AnnouncingServer(uvicorn.Server):
         async def startup(self, sockets: list | None = None) -> None:
             await super().startup(sockets)
+            if self.started and self.should_exit:
+                # Stopped while it started (a `--workers` server stopped at once): uvicorn before 0.30 then
+                # returned without the app's shutdown (its sessions not closed, a traceback logged).  Let its
+                # main loop run one tick, which ends in that shutdown on every version.
+                self.should_exit = False
+                asyncio.get_running_loop().call_soon(setattr, self, "should_exit", True)
             if self.started and announce:
                 print(announce, file=sys.stderr, flush=True)
 
