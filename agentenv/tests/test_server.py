@@ -239,6 +239,35 @@ def test_a_body_that_stops_coming_is_answered_408_and_its_connection_closed(monk
     assert not complete and time.monotonic() - started < 5
 
 
+def test_a_body_read_ends_at_its_deadline_and_for_no_other_reason():
+    """The body deadline is one check a second over every read waiting (an asyncio.timeout per read cost
+    ~15 us a request): a read past its deadline is None, another's cancellation still cancels, and a read
+    that ended leaves nothing watched."""
+    from agentenv.server import limits
+
+    async def never() -> dict:
+        await asyncio.sleep(60)
+        return {}
+
+    async def ready() -> dict:
+        return {"type": "http.request", "body": b"{}"}
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        assert await limits.body_message(ready, loop.time() + 30) == {"type": "http.request", "body": b"{}"}
+        started = loop.time()
+        assert await limits.body_message(never, started + 0.2) is None and loop.time() - started < 3
+        read = asyncio.create_task(limits.body_message(never, loop.time() + 30))
+        await asyncio.sleep(0.05)
+        read.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await read
+        reads = limits._reads[loop]
+        assert not reads.deadlines and not reads.expired
+
+    asyncio.run(main())
+
+
 def test_step_before_reset_and_after_done_is_409(http):
     sid = http.post("/counter/create").json()["id"]
     try:
@@ -1138,6 +1167,9 @@ def test_a_loopback_server_answers_to_loopback_names_and_pages_only():
             assert refused.status_code == 403 and f"page of {origin} is refused" in refused.json()["error"]
         assert http.get("/info", headers={"origin": "http://evil.example"}).status_code == 403
         assert http.post("/create", json={"data_idx": 1}, headers={"origin": "http://localhost:3000"}).status_code == 200
+        unclosed = http.post("/create", json={"data_idx": 1}, headers={"host": "[::1"})  # was a 500: urlsplit raised
+        assert unclosed.status_code == 400 and "loopback address only" in unclosed.json()["error"]
+        assert http.post("/create", json={"data_idx": 1}, headers={"origin": "http://[::1"}).status_code == 403
     pytest.importorskip("openenv")
     with TestClient(app, base_url="http://127.0.0.1") as http:
         with pytest.raises(WebSocketDisconnect), http.websocket_connect(

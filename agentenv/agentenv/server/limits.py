@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import weakref
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -15,11 +16,51 @@ BODY_TIMEOUT_S = 30.0
 
 async def body_message(receive: Receive, deadline: float) -> Message | None:
     """The next message of a request's body, or ``None`` if it has not come by ``deadline`` (loop time)."""
+    loop = asyncio.get_running_loop()
+    reads = _reads.get(loop)
+    if reads is None:
+        reads = _reads[loop] = _BodyReads()
+    task = asyncio.current_task()
+    reads.watch(task, deadline)
     try:
-        async with asyncio.timeout_at(deadline):
-            return await receive()
-    except TimeoutError:
-        return None
+        return await receive()
+    except asyncio.CancelledError:
+        if task in reads.expired:
+            reads.expired.discard(task)
+            if task.uncancel() == 0:  # cancelled for its deadline alone
+                return None
+        raise
+    finally:
+        reads.deadlines.pop(task, None)
+
+
+class _BodyReads:
+    """The body reads waiting on one event loop and their deadlines: one check a second cancels those past
+    theirs.  (An ``asyncio.timeout`` around each read cost ~15 us a request, a tenth of a Maze step.)"""
+
+    def __init__(self) -> None:
+        self.deadlines: dict[asyncio.Task, float] = {}
+        self.expired: set[asyncio.Task] = set()
+        self.check: asyncio.TimerHandle | None = None
+
+    def watch(self, task: asyncio.Task, deadline: float) -> None:
+        self.deadlines[task] = deadline
+        if self.check is None:
+            self.check = asyncio.get_running_loop().call_later(1.0, self._cancel_late)
+
+    def _cancel_late(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        for task, deadline in list(self.deadlines.items()):
+            if deadline <= now:
+                del self.deadlines[task]
+                self.expired.add(task)
+                task.cancel()
+        self.check = loop.call_later(1.0, self._cancel_late) if self.deadlines else None
+
+
+#: each event loop's body reads (a server has one loop; tests may run several, one after another)
+_reads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _BodyReads] = weakref.WeakKeyDictionary()
 
 
 def body_deadline(scope: Scope) -> float:
