@@ -1148,7 +1148,7 @@ def test_a_loopback_server_answers_to_loopback_names_and_pages_only():
     from fastapi.testclient import TestClient
     from starlette.websockets import WebSocketDisconnect
 
-    from agentenv.server.auth import _host_of, is_loopback
+    from agentenv.server.auth import _host_of, _refusal, is_loopback
 
     assert [is_loopback(_host_of(n)) for n in ("[::1]:8000", "127.0.0.2", "10.0.0.1:80", "example.org")] == [
         True, True, False, False]
@@ -1170,6 +1170,9 @@ def test_a_loopback_server_answers_to_loopback_names_and_pages_only():
         unclosed = http.post("/create", json={"data_idx": 1}, headers={"host": "[::1"})  # was a 500: urlsplit raised
         assert unclosed.status_code == 400 and "loopback address only" in unclosed.json()["error"]
         assert http.post("/create", json={"data_idx": 1}, headers={"origin": "http://[::1"}).status_code == 403
+        cached = _refusal.cache_info().currsize  # answers are cached per Host and Origin, for short ones only
+        assert http.post("/create", json={"data_idx": 1}, headers={"host": "a" * 600}).status_code == 400
+        assert _refusal.cache_info().currsize == cached
     pytest.importorskip("openenv")
     with TestClient(app, base_url="http://127.0.0.1") as http:
         with pytest.raises(WebSocketDisconnect), http.websocket_connect(

@@ -83,7 +83,9 @@ class LoopbackOnly:
                     host = value
                 elif name == b"origin":
                     origin = value
-            refusal = _refusal(host, origin, scope["type"] == "websocket")
+            # the answer is cached for headers of a usual length only: long ones would make the cache large
+            check = _refusal if len(host) + len(origin) <= 512 else _refusal.__wrapped__
+            refusal = check(host, origin, scope["type"] == "websocket")
             if refusal is not None:
                 status, problem = refusal
                 if scope["type"] == "websocket":
@@ -97,7 +99,7 @@ class LoopbackOnly:
         await self.app(scope, receive, send)
 
 
-@functools.lru_cache(maxsize=1024)  # a server sees few distinct hosts and origins; parsing them cost ~10 us a request
+@functools.lru_cache(maxsize=256)  # a server sees few distinct hosts and origins; parsing them cost ~10 us a request
 def _refusal(host_header: bytes, origin_header: bytes, websocket: bool) -> tuple[int, str] | None:
     """The status and message :class:`LoopbackOnly` answers a request with these ``Host`` and ``Origin``
     headers (empty: absent), or ``None`` to let it through."""
