@@ -352,6 +352,22 @@ def test_ctrl_c_stops_serve_with_one_line_and_no_traceback(workers):
                 server.kill()
 
 
+def _recording_lifespan(events: list[str], on_startup=lambda: None):
+    """An ASGI app of a lifespan alone that appends "startup" and "shutdown" to ``events``."""
+
+    async def app(scope, receive, send):
+        assert scope["type"] == "lifespan"
+        await receive()
+        events.append("startup")
+        on_startup()
+        await send({"type": "lifespan.startup.complete"})
+        await receive()
+        events.append("shutdown")
+        await send({"type": "lifespan.shutdown.complete"})
+
+    return app
+
+
 def test_a_server_stopped_while_it_starts_still_shuts_its_app_down():
     """A worker stopped before its start-up ended (Ctrl-C just after `serve --workers 2` answered): uvicorn
     before 0.30 returned without the app's shutdown, so sessions stayed open and one stop in five logged a
@@ -361,23 +377,39 @@ def test_a_server_stopped_while_it_starts_still_shuts_its_app_down():
     from agentenv.server.launcher import announcing_server
 
     events: list[str] = []
-
-    async def app(scope, receive, send):
-        assert scope["type"] == "lifespan"
-        await receive()
-        events.append("startup")
-        server.should_exit = True  # as the stop signal's handler does
-        await send({"type": "lifespan.startup.complete"})
-        await receive()
-        events.append("shutdown")
-        await send({"type": "lifespan.shutdown.complete"})
-
-    config = uvicorn.Config(app, host="127.0.0.1", port=free_port(), lifespan="on", log_level="warning")
-    server = announcing_server(config, None)
+    app = _recording_lifespan(events, on_startup=lambda: setattr(server, "should_exit", True))  # as a signal does
+    server = announcing_server(uvicorn.Config(app, port=free_port(), lifespan="on", log_level="warning"), None)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     thread.join(30)
     assert not thread.is_alive() and events == ["startup", "shutdown"]
+
+
+def test_a_stop_signal_before_uvicorn_handles_signals_still_stops_the_server():
+    """A Ctrl-C while the server's event loop was made (before uvicorn's handlers) was taken by a handler that
+    did nothing: `agentenv view` stopped at once after its first line served on (10 in 10 tries)."""
+    import uvicorn
+
+    from agentenv.server.launcher import announcing_server, run_until_stopped
+
+    events: list[str] = []
+    server = announcing_server(
+        uvicorn.Config(_recording_lifespan(events), port=free_port(), lifespan="on", log_level="warning"), None)
+    run = server.run
+
+    def signalled_run(sockets=None):
+        os.kill(os.getpid(), signal.SIGINT)  # handled here, before uvicorn's handlers are in place
+        run(sockets=sockets)
+
+    server.run = signalled_run
+    rescue = threading.Timer(20, setattr, (server, "should_exit", True))  # the old handler would serve on
+    rescue.start()
+    started = time.monotonic()
+    try:
+        run_until_stopped(server)
+    finally:
+        rescue.cancel()
+    assert time.monotonic() - started < 15 and events == ["startup", "shutdown"]
 
 
 def test_a_server_a_launcher_started_stops_without_a_word():

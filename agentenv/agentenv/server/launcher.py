@@ -108,29 +108,31 @@ def run_announced(config: Any, announce: str | None) -> None:
 
 
 def run_until_stopped(server: Any, sockets: list | None = None) -> None:
-    """Run a ``uvicorn.Server`` until SIGINT or SIGTERM stops it, and return.  uvicorn raises the signal
-    again once it has shut down, still inside its event loop: a ``KeyboardInterrupt`` there cancelled what
-    tasks were left, and about one stop in 25 logged that as a traceback.  Here that second signal is
-    taken by a handler that does nothing; the handlers from before come back after."""
+    """Run a ``uvicorn.Server`` until SIGINT or SIGTERM stops it, and return.  uvicorn handles the signals
+    while it serves, and raises them again once it has shut down, still inside its event loop: a
+    ``KeyboardInterrupt`` there cancelled what tasks were left, and about one stop in 25 logged that as a
+    traceback.  Around uvicorn's handling, a signal asks the server to stop instead: the one raised again
+    finds it stopped, and one that comes before uvicorn handles signals (while the event loop is made) stops
+    it as it starts, where it was lost and the server served on.  The handlers from before come back after."""
     import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():  # uvicorn handles no signal there either
         server.run(sockets=sockets)
         return
+
+    def stop(signum: int, frame: object) -> None:
+        server.should_exit = True
+
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     for sig in previous:
-        signal.signal(sig, _ignore)
+        signal.signal(sig, stop)
     try:
         server.run(sockets=sockets)
     finally:
         for sig, handler in previous.items():
             if handler is not None:  # None: set outside Python, which cannot be put back from here
                 signal.signal(sig, handler)
-
-
-def _ignore(signum: int, frame: object) -> None:
-    """A signal's handler that does nothing (uvicorn's own handles it while the server runs)."""
 
 
 def announcing_server(config: Any, announce: str | None) -> Any:
