@@ -264,9 +264,9 @@ def test_release_frees_the_cache(tiny):
     assert len(agent._caches) == 2
     agent.release(episodes[0])
     assert set(agent._caches) == {episodes[1].uid}
-    assert agent._spare  # the round's buffers wait for the next round
+    assert agent._store.layers  # the kept episode's keys and values wait for its next round
     agent.release(episodes[1])
-    assert agent._spare == []  # no episode left: nothing held
+    assert agent._store.layers == [] and agent._spare.layers == []  # no episode left: nothing held
 
 
 def test_episodes_joining_a_running_batch_answer_as_they_would_alone(tiny):
@@ -277,6 +277,46 @@ def test_episodes_joining_a_running_batch_answer_as_they_would_alone(tiny):
     together = play(agent, first + joining, rounds=2)
     alone = [play(make_agent(tiny), make_episodes(1, offset=i), rounds=2)[0] for i in range(2, 5)]
     assert together[2:] == alone
+
+
+def test_the_same_batch_plays_on_in_the_same_buffers(tiny):
+    """While the same episodes play on (and their room lasts), a round copies no cache: each writes where
+    the last one ended, in the same buffers."""
+    agent = make_agent(tiny)
+    episodes = make_episodes(3)
+    play(agent, episodes, rounds=1)
+    buffers = agent._store.layers[0][0]
+    assert agent._store.capacity >= 2 * len(agent._caches[episodes[2].uid].tokens)
+    play(agent, episodes, rounds=1)
+    assert agent._store.layers[0][0] is buffers
+
+
+def test_a_changing_batch_answers_as_each_episode_would_alone(tiny):
+    """Episodes leave a round and come back, or play in a different order: their kept caches move into
+    buffers laid out anew (those of the layout before last, where they fit), and every episode answers as
+    it would alone."""
+    agent = make_agent(tiny)
+    episodes = make_episodes(4)
+    schedule = [[0, 1, 2, 3], [0, 2], [3, 1], [1, 2, 3], [2, 0], [0, 1, 2, 3]]
+    replies: dict[int, list[str]] = {i: [] for i in range(4)}
+    reused = False
+    for r, playing in enumerate(schedule):
+        spare = agent._spare.layers[0][0] if agent._spare.layers else None
+        batch = [episodes[i] for i in playing]
+        for i, reply in zip(playing, agent.act(batch), strict=True):
+            replies[i].append(reply)
+            episodes[i].trajectory.add_reply(reply)
+            episodes[i].trajectory.add_observation(f"Round {r}: you moved" + " ok" * i)
+        reused |= spare is not None and agent._store.layers[0][0] is spare
+    assert reused  # the buffers before the last layout were taken again
+    for i in range(4):
+        alone, ep = make_agent(tiny), make_episodes(1, offset=i)[0]
+        for r, playing in enumerate(schedule):
+            if i in playing:
+                reply = alone.act([ep])[0]
+                assert reply == replies[i][len(ep.trajectory.conversations[3::2])]
+                ep.trajectory.add_reply(reply)
+                ep.trajectory.add_observation(f"Round {r}: you moved" + " ok" * i)
 
 
 def test_loads_from_folder_and_falls_back_to_chatml(tiny):

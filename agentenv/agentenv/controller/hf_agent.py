@@ -5,22 +5,24 @@ one round to the next, so a round only prefills what is new (the last reply's en
 and the generation prompt).  Re-encoding the whole conversation every round, as a plain
 ``model.generate`` loop does, is where most of the time goes once conversations grow long.
 
-How a round runs (``HFAgent._generate``):
+How a round runs (``HFAgent._act``, ``HFAgent._generate``):
 
 1. Each episode's conversation is rendered with the chat template and tokenised.  Its cached tokens are
    compared with these; the longest common prefix is kept and only the rest is fed to the model.  This
    makes the cached result equal, token for token, to re-encoding the whole conversation: if the reply
    the model generated re-tokenises differently, the cache is simply cut back to where they agree.
-2. The kept caches are copied, left-padded to a common length, into one buffer per layer with room for
-   the new tokens (:class:`_RoundLayer`), so decoding writes in place instead of concatenating.  A row
-   looks like ``[pad | cached prefix | pad | new tokens | generated ...]``; the attention mask (built
-   here, 4-D) hides every padding slot, and ``position_ids`` count only real tokens.
-3. After decoding, each row's real slots are gathered back into that episode's own cache.
+2. Every episode's keys and values stay in one buffer per layer (:class:`_KVStore`), a row per episode,
+   slot ``i`` of a row holding its token ``i``; each forward writes every row at its own next slots, and
+   the attention mask (built here, 4-D) lets a token see the slots up to its own.  So a round copies
+   nothing while the same episodes play on; when the batch changes (an episode ends, one joins) or the
+   buffers are too short, the kept prefixes are copied once into buffers laid out for the new batch.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import hashlib
 import inspect
 import os
@@ -67,11 +69,9 @@ def stop_token_ids(tokenizer, template: str | None = None, generation_config: An
 
 @dataclass
 class _EpisodeCache:
-    """One episode's KV cache: the tokens it covers and, per layer, keys and values ``[heads, len, dim]``."""
+    """The tokens an episode's cached keys and values cover (they lie in its row of the agent's store)."""
 
     tokens: list[int] = field(default_factory=list)
-    keys: list[torch.Tensor] = field(default_factory=list)
-    values: list[torch.Tensor] = field(default_factory=list)
 
 
 @dataclass
@@ -175,9 +175,10 @@ class HFAgent(Agent):
         self._stop_span = max(map(len, self.stop_text), default=0) + 1
         self._caches: dict[int, _EpisodeCache] = {}
         self._generators: dict[int, torch.Generator] = {}
-        #: the last round's buffers per layer, reused by the next round: a fresh buffer of this size costs
-        #: its page faults every round, several times the copy into it (on CPU)
-        self._spare: list[tuple[torch.Tensor, torch.Tensor]] = []
+        self._store = _KVStore()
+        #: the buffers of the store's layout before the last, reused by the next change of layout: a fresh
+        #: buffer of this size costs its page faults, several times the copy into it (on CPU)
+        self._spare = _KVStore()
         #: token counts since construction: prompt tokens fed to the model vs taken from the cache
         self.stats = {"prefilled_tokens": 0, "reused_tokens": 0, "generated_tokens": 0}
         self._generating = 0  # episodes in the batch being generated now
@@ -265,13 +266,59 @@ class HFAgent(Agent):
         for i, (ep, prompt) in enumerate(zip(episodes, prompts, strict=True)):
             if self.fits(ep, prompt):
                 rows.append((i, self._row(ep, prompt)))
-        # rows with similar cached lengths batch together with the least padding
-        rows.sort(key=lambda r: r[1].keep)
+        if not rows:
+            return replies
+        by_uid = {row.episode.uid: (i, row) for i, row in rows}
+        order = self._store.uids
+        if sorted(order[: len(rows)]) != sorted(by_uid):
+            # a new batch: rows with similar cached lengths side by side, for the least padding per chunk,
+            # then the episodes of other calls (two runs may share the agent), whose caches must stay
+            others = [uid for uid in order if uid in self._caches and uid not in by_uid]
+            order = [row.episode.uid for _, row in sorted(rows, key=lambda r: r[1].keep)] + others
+        keep = {uid: by_uid[uid][1].keep if uid in by_uid else len(self._caches.get(uid, _EpisodeCache()).tokens)
+                for uid in order}
+        capacity = max(r.keep for _, r in rows) + max(len(r.prompt) - r.keep for _, r in rows) + self.max_new_tokens
+        self._lay_out(order, keep, max(capacity, *keep.values()))
         for start in range(0, len(rows), self.batch_size):
-            chunk = rows[start : start + self.batch_size]
-            for (i, _), reply in zip(chunk, self._generate([r for _, r in chunk]), strict=True):
+            chunk = [by_uid[uid] for uid in order[start : min(start + self.batch_size, len(rows))]]
+            for (i, _), reply in zip(chunk, self._generate([r for _, r in chunk], start), strict=True):
                 replies[i] = reply
         return replies
+
+    @torch.inference_mode()
+    def _lay_out(self, order: list[int], keep: dict[int, int], capacity: int) -> None:
+        """Make the store hold the episodes ``order`` names, in that order, each row's first ``keep`` slots
+        kept, with room for ``capacity`` slots: nothing to do while the batch and its room stay the same,
+        else the kept prefixes are copied into buffers of the new layout (the spare ones where they fit)."""
+        store = self._store
+        if order is store.uids and (not store.layers or store.capacity >= capacity):
+            return
+        # room for the rounds to come, which grow every conversation: each time it runs out costs a copy
+        room = min(2 * capacity, max(capacity, self.max_length))
+        if not store.layers:  # no cache yet: the first forward makes the buffers, knowing their shapes
+            self._store = _KVStore(uids=list(order), capacity=room)
+            return
+        spare = self._spare if self._spare.fits(len(order), capacity) else None
+        # a spare too small goes before the new buffers are made: they may take its memory, whose pages are
+        # mapped already (a first touch of a page costs more than the copy into it, on CPU)
+        self._spare = _KVStore()
+        layers = []
+        for n, (keys, values) in enumerate(store.layers):
+            if spare is not None:
+                new_keys, new_values = spare.layers[n]
+            else:
+                new_keys = _zeros_like_rows(keys, len(order), room)
+                new_values = _zeros_like_rows(values, len(order), room)
+            old_row = {uid: r for r, uid in enumerate(store.uids)}
+            for r, uid in enumerate(order):
+                kept = keep[uid]
+                if kept:
+                    new_keys[r, :, :kept] = keys[old_row[uid], :, :kept]
+                    new_values[r, :, :kept] = values[old_row[uid], :, :kept]
+            layers.append((new_keys, new_values))
+        # kept on CPU only: CUDA's caching allocator reuses memory itself, and GPU memory is the scarcer
+        self._spare = store if store.layers[0][0].device.type == "cpu" else _KVStore()
+        self._store = _KVStore(layers, list(order))
 
     def progress(self) -> dict[str, int | None]:
         return {"in_flight": self._generating, "tokens": self.stats["generated_tokens"]}
@@ -281,7 +328,7 @@ class HFAgent(Agent):
             self._caches.pop(episode.uid, None)
             self._generators.pop(episode.uid, None)
             if not self._caches:
-                self._spare = []
+                self._store, self._spare = _KVStore(), _KVStore()
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -296,14 +343,14 @@ class HFAgent(Agent):
             "weights": weights_digest(self.model),
         }
 
-    def _attention_mask(self, real: torch.Tensor, positions: torch.Tensor, start: int, width: int):
-        """The mask of a forward: one for every layer, or per layer type where only some slide."""
+    def _attention_mask(self, slots: torch.Tensor, end: int):
+        """The mask of a forward writing ``slots`` (all before ``end``): one for every layer, or per layer type
+        where only some slide."""
         window, mixed = self._window
-        full = _attention_mask(real, start, width, self.model.dtype, positions, None if mixed else window)
+        full = _attention_mask(slots, end, self.model.dtype, None if mixed else window)
         if not mixed:
             return full
-        return {"full_attention": full,
-                "sliding_attention": _attention_mask(real, start, width, self.model.dtype, positions, window)}
+        return {"full_attention": full, "sliding_attention": _attention_mask(slots, end, self.model.dtype, window)}
 
     def _row(self, ep: Episode, prompt: list[int]) -> _Row:
         cache = self._caches.setdefault(ep.uid, _EpisodeCache())
@@ -324,41 +371,35 @@ class HFAgent(Agent):
 
     # --- batched generation over per-episode caches ----------------------------------------------
     @torch.inference_mode()
-    def _generate(self, rows: list[_Row]) -> list[str]:
-        n_layers = self.model.config.get_text_config().num_hidden_layers
+    def _generate(self, rows: list[_Row], first_row: int) -> list[str]:
+        """Replies for ``rows``, which are the store's rows from ``first_row`` on."""
         batch = len(rows)
-        prefix = max(r.keep for r in rows)
-        n_new = max(len(r.prompt) - r.keep for r in rows)
-        capacity = prefix + n_new + self.max_new_tokens
-        tokens = torch.full((batch, capacity), self.pad_id, dtype=torch.long)
-        real = torch.zeros((batch, capacity), dtype=torch.bool)
-        past_keys: list[list[torch.Tensor | None]] = [[None] * batch for _ in range(n_layers)]
-        past_values: list[list[torch.Tensor | None]] = [[None] * batch for _ in range(n_layers)]
+        keep = torch.tensor([r.keep for r in rows])
+        new = torch.tensor([len(r.prompt) - r.keep for r in rows])
+        width = int(new.max())
+        # the new tokens right-aligned, so that the last column is every row's last prompt token; padding
+        # columns write their keys past the row's end, where decoding overwrites them before they are seen
+        tokens = torch.full((batch, width), self.pad_id, dtype=torch.long)
         for b, row in enumerate(rows):
-            new = row.prompt[row.keep :]
-            tokens[b, prefix + n_new - len(new) : prefix + n_new] = torch.tensor(new)
-            real[b, prefix + n_new - len(new) : prefix + n_new] = True
-            if row.keep:
-                tokens[b, prefix - row.keep : prefix] = torch.tensor(row.prompt[: row.keep])
-                real[b, prefix - row.keep : prefix] = True
-                for layer in range(n_layers):
-                    past_keys[layer][b] = row.cache.keys[layer][:, : row.keep]
-                    past_values[layer][b] = row.cache.values[layer][:, : row.keep]
-        positions = (real.long().cumsum(1) - 1).clamp(min=0)
-        tokens, real, positions = tokens.to(self.device), real.to(self.device), positions.to(self.device)
-        spare = self._spare or [None] * n_layers
-        cache = Cache(layers=[_RoundLayer(past_keys[i], past_values[i], prefix, capacity, spare[i]) for i in range(n_layers)])
+            tokens[b, width - len(row.prompt) + row.keep :] = torch.tensor(row.prompt[row.keep :])
+        column = torch.arange(width)[None]
+        pad = (width - new)[:, None]
+        slots = torch.where(column >= pad, keep[:, None] + column - pad, (keep + new)[:, None] + column)
+        lengths = (keep + new).tolist()
+        end = int(keep.max()) + width  # past the furthest slot a forward writes, kept on the host (no GPU sync)
+        tokens, slots = tokens.to(self.device), slots.to(self.device)
+        cache = _RoundCache(self._store, first_row, batch, self.model.config.get_text_config().num_hidden_layers)
 
         generated: list[list[int]] = [[] for _ in rows]
         active = torch.ones(batch, dtype=torch.bool, device=self.device)
         self._generating = batch
-        start, width = prefix, n_new
         for step in range(self.max_new_tokens):
+            cache.slots, cache.end = slots, end
             with _attention_backends(self.device):
                 logits = self.model(
-                    input_ids=tokens[:, start : start + width],
-                    attention_mask=self._attention_mask(real, positions, start, width),
-                    position_ids=positions[:, start : start + width],
+                    input_ids=tokens,
+                    attention_mask=self._attention_mask(slots, end),
+                    position_ids=slots,
                     use_cache=True,
                     **{self._cache_argument: cache},
                     logits_to_keep=1,
@@ -369,7 +410,7 @@ class HFAgent(Agent):
             for b in producing:
                 generated[b].append(chosen[b])
             self.stats["generated_tokens"] += len(producing)  # counted as they come: a live display shows them
-            fed = active.clone()  # rows that produced a real token this step
+            fed = active.clone()  # rows that produced a real token this step, which the next forward caches
             active &= ~_isin(next_tokens, self.stop_ids)
             if self.stop_text:  # a turn ended by plain text (ChatML on a vocabulary without <|im_end|>) ends there
                 ended = [b for b in producing if self._ends_with_stop_text(generated[b])]
@@ -377,20 +418,17 @@ class HFAgent(Agent):
                     active[ended] = False
             if step == self.max_new_tokens - 1 or not active.any():
                 break
-            start, width = start + width, 1
-            tokens[:, start] = torch.where(fed, next_tokens, self.pad_id)
-            real[:, start] = fed
-            positions[:, start] = real[:, :start].sum(1)
+            # every row writes at its next slot; a finished one there too, past its end, where nothing reads it
+            tokens = torch.where(fed, next_tokens, self.pad_id)[:, None]
+            slots = torch.tensor(lengths, device=self.device)[:, None]
+            end = max(lengths) + 1
+            for b in producing:
+                lengths[b] += 1
 
-        length = cache.layers[0].length
+        cached = lengths
         for b, row in enumerate(rows):
             row.episode.meta["generated_tokens"] = row.episode.meta.get("generated_tokens", 0) + len(generated[b])
-            keep = real[b, :length].nonzero().flatten()
-            row.cache.tokens = tokens[b, keep].tolist()
-            # copies (the buffers are the next round's); index_select takes half the time of [:, keep] on CPU
-            row.cache.keys = [layer.key_buffer[b].index_select(1, keep) for layer in cache.layers]
-            row.cache.values = [layer.value_buffer[b].index_select(1, keep) for layer in cache.layers]
-        self._spare = [layer.storage for layer in cache.layers]
+            row.cache.tokens = row.prompt + generated[b][: cached[b] - len(row.prompt)]
         self._generating = 0
         return [self.reply(row.episode, g) for row, g in zip(rows, generated, strict=True)]
 
@@ -421,71 +459,90 @@ class HFAgent(Agent):
         return choice
 
 
+@dataclass
+class _KVStore:
+    """Every cached episode's keys and values: per layer, buffers ``[rows, heads, capacity, dim]``, a row per
+    episode (``uids`` names them), slot ``i`` holding its token ``i``.  ``layers`` is empty until the first
+    forward, which makes the buffers with ``capacity`` slots."""
+
+    layers: list[tuple[torch.Tensor, torch.Tensor]] = field(default_factory=list)
+    uids: list[int] = field(default_factory=list)
+    capacity: int = 0
+
+    def __post_init__(self) -> None:
+        if self.layers:
+            self.capacity = self.layers[0][0].shape[2]
+
+    def fits(self, rows: int, capacity: int) -> bool:
+        return bool(self.layers) and self.layers[0][0].shape[0] >= rows and self.capacity >= capacity
+
+
+class _RoundCache(Cache):
+    """The KV cache a forward of one chunk sees: rows ``first_row..first_row+batch`` of ``store``; each forward
+    writes its keys and values at ``slots`` (``[batch, width]``), set before it."""
+
+    def __init__(self, store: _KVStore, first_row: int, batch: int, n_layers: int) -> None:
+        super().__init__(layers=[_RoundLayer(self, n) for n in range(n_layers)])
+        self.store, self.rows = store, slice(first_row, first_row + batch)
+        self.slots: torch.Tensor | None = None
+        self.end = 0  # past the furthest slot of ``slots``
+
+
 class _RoundLayer(DynamicLayer):
-    """One layer's KV cache for one generation round.
+    """One layer of a :class:`_RoundCache`: writes each row's new keys and values at its slots and returns the
+    rows' buffers up to the furthest slot written."""
 
-    On the first forward it takes ``[batch, heads, capacity, dim]`` buffers (views of the ``spare`` ones of an
-    earlier round where those are large enough, else new ones with a quarter more room, for the rounds to
-    come) and copies each row's kept prefix in, right-aligned at ``prefix_len``; every forward, the first
-    included, writes its keys and values in place.
-    """
-
-    def __init__(self, past_keys: list, past_values: list, prefix_len: int, capacity: int,
-                 spare: tuple[torch.Tensor, torch.Tensor] | None = None) -> None:
+    def __init__(self, cache: _RoundCache, index: int) -> None:
         super().__init__()
-        self._past = (past_keys, past_values)
-        self.length = prefix_len
-        self.capacity = capacity
-        self.storage = spare
-
-    def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
-        batch, heads, _, dim = key_states.shape
-        self.dtype, self.device = key_states.dtype, key_states.device
-        shape = (batch, heads, self.capacity, dim, value_states.shape[-1])
-        if not _fits(self.storage, shape, key_states):
-            room = self.capacity + self.capacity // 4
-            self.storage = (key_states.new_empty(batch, heads, room, dim),
-                            value_states.new_empty(batch, heads, room, value_states.shape[-1]))
-        self.key_buffer = self.storage[0][:batch, :, : self.capacity]
-        self.value_buffer = self.storage[1][:batch, :, : self.capacity]
-        # slots from `length` on are written by `update` before anything reads them; the padding before each
-        # row's prefix is zeroed, since masked keys must still be finite (0 * NaN would leak through softmax)
-        for b, (k, v) in enumerate(zip(*self._past, strict=True)):
-            kept = 0 if k is None else k.shape[1]
-            self.key_buffer[b, :, : self.length - kept] = 0
-            self.value_buffer[b, :, : self.length - kept] = 0
-            if kept:
-                self.key_buffer[b, :, self.length - kept : self.length] = k
-                self.value_buffer[b, :, self.length - kept : self.length] = v
-        self._past = None
+        self.cache, self.index = cache, index
         self.is_initialized = True
 
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
-        if not self.is_initialized:
-            self.lazy_initialization(key_states, value_states)
-        end = self.length + key_states.shape[-2]
-        self.key_buffer[:, :, self.length : end] = key_states
-        self.value_buffer[:, :, self.length : end] = value_states
-        self.length = end
-        self.keys, self.values = self.key_buffer[:, :, :end], self.value_buffer[:, :, :end]
+        store, slots = self.cache.store, self.cache.slots
+        if len(store.layers) == self.index:  # the first forward: buffers of the shapes the model makes
+            rows = len(store.uids)
+            store.layers.append((_zeros_like_rows(key_states, rows, store.capacity),
+                                 _zeros_like_rows(value_states, rows, store.capacity)))
+        keys, values = (buffer[self.cache.rows] for buffer in store.layers[self.index])
+        batch = torch.arange(slots.shape[0], device=slots.device)[:, None]
+        keys[batch, :, slots] = key_states.transpose(1, 2)
+        values[batch, :, slots] = value_states.transpose(1, 2)
+        self.keys, self.values = keys[:, :, : self.cache.end], values[:, :, : self.cache.end]
         return self.keys, self.values
 
-    def get_seq_length(self) -> int:
-        return self.length
+    def get_seq_length(self) -> int:  # what transformers counts positions from; positions are given here
+        slots = self.cache.slots
+        return 0 if slots is None else self.cache.end - slots.shape[1]
 
     def get_max_length(self) -> int:
-        return self.capacity
+        return self.cache.store.capacity
 
 
-def _fits(storage: tuple[torch.Tensor, torch.Tensor] | None, shape: tuple[int, ...], like: torch.Tensor) -> bool:
-    """Whether buffers ``storage`` hold a round of ``shape`` (batch, heads, capacity, key dim, value dim)."""
-    if storage is None:
-        return False
-    keys, values = storage
-    batch, heads, capacity, dim, value_dim = shape
-    return (keys.dtype == like.dtype and keys.device == like.device and keys.shape[0] >= batch
-            and keys.shape[1] == heads and keys.shape[2] >= capacity and keys.shape[3] == dim
-            and values.shape[3] == value_dim)
+def _zeros_like_rows(like: torch.Tensor, rows: int, capacity: int) -> torch.Tensor:
+    """A zeroed buffer ``[rows, heads, capacity, dim]`` of ``like``'s heads, dim, dtype and device.  Zeros, as a
+    masked slot must still be finite (0 * NaN would leak through softmax).  On Linux CPU memory the buffer is
+    asked for huge pages first: it is large and read end to end every step, and with 4 KiB pages its first
+    writes (a page fault per page) and the lookups of its addresses cost seconds over a rollout."""
+    _, heads, _, dim = like.shape
+    buffer = like.new_empty(rows, heads, capacity, dim)
+    if buffer.device.type == "cpu" and sys.platform == "linux":
+        _advise_huge_pages(buffer)
+    return buffer.zero_()
+
+
+def _advise_huge_pages(tensor: torch.Tensor) -> None:
+    """``madvise(MADV_HUGEPAGE)`` over the 2 MiB-aligned part of a CPU tensor's memory (a hint: a kernel
+    without transparent huge pages ignores it)."""
+    huge = 2 << 20
+    start, size = tensor.data_ptr(), tensor.numel() * tensor.element_size()
+    first, last = -(-start // huge) * huge, (start + size) // huge * huge
+    if last > first:
+        _libc().madvise(ctypes.c_void_p(first), ctypes.c_size_t(last - first), 14)  # MADV_HUGEPAGE
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None)
 
 
 def weights_digest(model: torch.nn.Module, values_per_tensor: int = 16) -> str:
@@ -505,21 +562,16 @@ def weights_digest(model: torch.nn.Module, values_per_tensor: int = 16) -> str:
     return digest.hexdigest()[:16]
 
 
-def _attention_mask(
-    real: torch.Tensor, start: int, width: int, dtype: torch.dtype,
-    positions: torch.Tensor | None = None, window: int | None = None,
-) -> torch.Tensor:
-    """Additive 4-D mask for queries at columns ``start..start+width``: each real query sees the real keys
-    at or before it (with ``window``, only those fewer than ``window`` ``positions`` back, as a sliding-window
-    layer does); a padding query sees only itself, so no softmax row is ever empty (no NaNs)."""
-    end = start + width
-    query_cols = torch.arange(start, end, device=real.device)
-    key_cols = torch.arange(end, device=real.device)
-    allowed = real[:, None, :end] & (key_cols[None, None, :] <= query_cols[None, :, None])
+def _attention_mask(slots: torch.Tensor, end: int, dtype: torch.dtype, window: int | None = None) -> torch.Tensor:
+    """Additive 4-D mask for queries written at ``slots`` (``[batch, width]``, all before ``end``): each sees the
+    slots at or before its own (with ``window``, only those fewer than ``window`` back, as a sliding-window
+    layer does).  Every slot before a row's end holds one of its tokens, so a real query sees exactly its
+    conversation so far."""
+    keys = torch.arange(end, device=slots.device)
+    allowed = keys[None, None, :] <= slots[:, :, None]
     if window is not None:
-        allowed &= (positions[:, start:end, None] - positions[:, None, :end]) < window
-    allowed[:, torch.arange(width, device=real.device), query_cols] = True
-    mask = torch.zeros(allowed.shape, dtype=dtype, device=real.device)
+        allowed &= slots[:, :, None] - keys[None, None, :] < window
+    mask = torch.zeros(allowed.shape, dtype=dtype, device=slots.device)
     return mask.masked_fill_(~allowed, torch.finfo(dtype).min)[:, None]
 
 
