@@ -425,10 +425,9 @@ class HFAgent(Agent):
             for b in producing:
                 lengths[b] += 1
 
-        cached = lengths
         for b, row in enumerate(rows):
             row.episode.meta["generated_tokens"] = row.episode.meta.get("generated_tokens", 0) + len(generated[b])
-            row.cache.tokens = row.prompt + generated[b][: cached[b] - len(row.prompt)]
+            row.cache.tokens = row.prompt + generated[b][: lengths[b] - len(row.prompt)]  # what the slots hold
         self._generating = 0
         return [self.reply(row.episode, g) for row, g in zip(rows, generated, strict=True)]
 
