@@ -302,6 +302,7 @@ class HFAgent(Agent):
         # a spare too small goes before the new buffers are made: they may take its memory, whose pages are
         # mapped already (a first touch of a page costs more than the copy into it, on CPU)
         self._spare = _KVStore()
+        old_row = {uid: r for r, uid in enumerate(store.uids)}
         layers = []
         for n, (keys, values) in enumerate(store.layers):
             if spare is not None:
@@ -309,7 +310,6 @@ class HFAgent(Agent):
             else:
                 new_keys = _zeros_like_rows(keys, len(order), room)
                 new_values = _zeros_like_rows(values, len(order), room)
-            old_row = {uid: r for r, uid in enumerate(store.uids)}
             for r, uid in enumerate(order):
                 kept = keep[uid]
                 if kept:
@@ -483,6 +483,7 @@ class _RoundCache(Cache):
     def __init__(self, store: _KVStore, first_row: int, batch: int, n_layers: int) -> None:
         super().__init__(layers=[_RoundLayer(self, n) for n in range(n_layers)])
         self.store, self.rows = store, slice(first_row, first_row + batch)
+        self.batch_index: torch.Tensor | None = None  # [batch, 1]: each row's own, beside its slots
         self.slots: torch.Tensor | None = None
         self.end = 0  # past the furthest slot of ``slots``
 
@@ -503,9 +504,10 @@ class _RoundLayer(DynamicLayer):
             store.layers.append((_zeros_like_rows(key_states, rows, store.capacity),
                                  _zeros_like_rows(value_states, rows, store.capacity)))
         keys, values = (buffer[self.cache.rows] for buffer in store.layers[self.index])
-        batch = torch.arange(slots.shape[0], device=slots.device)[:, None]
-        keys[batch, :, slots] = key_states.transpose(1, 2)
-        values[batch, :, slots] = value_states.transpose(1, 2)
+        if self.cache.batch_index is None:
+            self.cache.batch_index = torch.arange(slots.shape[0], device=slots.device)[:, None]
+        keys[self.cache.batch_index, :, slots] = key_states.transpose(1, 2)
+        values[self.cache.batch_index, :, slots] = value_states.transpose(1, 2)
         self.keys, self.values = keys[:, :, : self.cache.end], values[:, :, : self.cache.end]
         return self.keys, self.values
 
