@@ -173,11 +173,13 @@ class HFAgent(Agent):
         self.stop_text = _STOP_TEXT.get(saved or self.chat_format, [])
         # tokens a stop string can span at most (each of its tokens decodes to at least one of its characters)
         self._stop_span = max(map(len, self.stop_text), default=0) + 1
+        self._token_text: dict[int, str] = {}  # each generated token's own text, for _may_end_stop_text
         self._caches: dict[int, _EpisodeCache] = {}
         self._generators: dict[int, torch.Generator] = {}
         self._store = _KVStore()
-        #: the buffers of the store's layout before the last, reused by the next change of layout: a fresh
-        #: buffer of this size costs its page faults, several times the copy into it (on CPU)
+        #: the buffers of the store's layout before the last (unless the last outgrew them), reused by the next
+        #: change of layout: a fresh buffer of this size costs its page faults, several times the copy into it
+        #: (on CPU)
         self._spare = _KVStore()
         #: token counts since construction: prompt tokens fed to the model vs taken from the cache
         self.stats = {"prefilled_tokens": 0, "reused_tokens": 0, "generated_tokens": 0}
@@ -302,9 +304,14 @@ class HFAgent(Agent):
         # a spare too small goes before the new buffers are made: they may take its memory, whose pages are
         # mapped already (a first touch of a page costs more than the copy into it, on CPU)
         self._spare = _KVStore()
+        # buffers outgrown cannot serve as the next spare: each layer's go as soon as they are copied, so that
+        # the next layer's new buffers can take their memory (free huge pages, where fresh ones may first
+        # need the kernel to compact memory: ~2 ms a MB on this project's VM against ~0.1)
+        grows = capacity > store.capacity
         old_row = {uid: r for r, uid in enumerate(store.uids)}
         layers = []
-        for n, (keys, values) in enumerate(store.layers):
+        for n in range(len(store.layers)):
+            keys, values = store.layers[n]
             if spare is not None:
                 new_keys, new_values = spare.layers[n]
             else:
@@ -316,8 +323,11 @@ class HFAgent(Agent):
                     new_keys[r, :, :kept] = keys[old_row[uid], :, :kept]
                     new_values[r, :, :kept] = values[old_row[uid], :, :kept]
             layers.append((new_keys, new_values))
+            if grows:
+                store.layers[n] = keys = values = None
         # kept on CPU only: CUDA's caching allocator reuses memory itself, and GPU memory is the scarcer
-        self._spare = store if store.layers[0][0].device.type == "cpu" else _KVStore()
+        if not grows and store.layers[0][0].device.type == "cpu":
+            self._spare = store
         self._store = _KVStore(layers, list(order))
 
     def progress(self) -> dict[str, int | None]:
@@ -413,7 +423,7 @@ class HFAgent(Agent):
             fed = active.clone()  # rows that produced a real token this step, which the next forward caches
             active &= ~_isin(next_tokens, self.stop_ids)
             if self.stop_text:  # a turn ended by plain text (ChatML on a vocabulary without <|im_end|>) ends there
-                ended = [b for b in producing if self._ends_with_stop_text(generated[b])]
+                ended = [b for b in producing if self._may_end_stop_text(chosen[b]) and self._ends_with_stop_text(generated[b])]
                 if ended:
                     active[ended] = False
             if step == self.max_new_tokens - 1 or not active.any():
@@ -430,6 +440,16 @@ class HFAgent(Agent):
             row.cache.tokens = row.prompt + generated[b][: lengths[b] - len(row.prompt)]  # what the slots hold
         self._generating = 0
         return [self.reply(row.episode, g) for row, g in zip(rows, generated, strict=True)]
+
+    def _may_end_stop_text(self, token: int) -> bool:
+        """Whether ``token`` can be the one that completes a stop string: its own text holds a stop string's
+        last character.  (The characters of the stop strings are ASCII, which no tokenizer splits across
+        tokens, so the token a stop string ends in yields that character itself.)  Saves decoding the reply's
+        tail after every other token."""
+        text = self._token_text.get(token)
+        if text is None:
+            text = self._token_text[token] = self.tokenizer.decode([token], skip_special_tokens=True)
+        return any(stop[-1] in text for stop in self.stop_text)
 
     def _ends_with_stop_text(self, token_ids: list[int]) -> bool:
         """Whether the reply's newest tokens complete one of the stop strings."""
@@ -572,8 +592,8 @@ def _attention_mask(slots: torch.Tensor, end: int, dtype: torch.dtype, window: i
     allowed = keys[None, None, :] <= slots[:, :, None]
     if window is not None:
         allowed &= slots[:, :, None] - keys[None, None, :] < window
-    mask = torch.zeros(allowed.shape, dtype=dtype, device=slots.device)
-    return mask.masked_fill_(~allowed, torch.finfo(dtype).min)[:, None]
+    seen, hidden = (torch.tensor(v, dtype=dtype, device=slots.device) for v in (0.0, torch.finfo(dtype).min))
+    return torch.where(allowed, seen, hidden)[:, None]
 
 
 def _sliding_window(config: Any) -> tuple[int | None, bool]:
