@@ -291,6 +291,21 @@ def test_the_same_batch_plays_on_in_the_same_buffers(tiny):
     assert agent._store.layers[0][0] is buffers
 
 
+def test_outgrown_buffers_are_let_go(tiny):
+    """When the conversations outgrow the buffers, the new ones take the kept caches and the old ones are let
+    go (no later layout could reuse them as its spare); the episodes answer as they would alone."""
+    agent = make_agent(tiny)
+    episodes = make_episodes(2)
+    play(agent, episodes, rounds=1)
+    first = agent._store.capacity
+    replies = play(agent, episodes, rounds=6)
+    assert agent._store.capacity > first and agent._spare.layers == []
+    for i in range(2):
+        alone, episode = make_agent(tiny), make_episodes(1, offset=i)
+        play(alone, episode, rounds=1)
+        assert play(alone, episode, rounds=6)[0] == replies[i]
+
+
 def test_a_changing_batch_answers_as_each_episode_would_alone(tiny):
     """Episodes leave a round and come back, or play in a different order: their kept caches move into
     buffers laid out anew (those of the layout before last, where they fit), and every episode answers as
