@@ -21,8 +21,6 @@ How a round runs (``HFAgent._act``, ``HFAgent._generate``):
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import functools
 import hashlib
 import inspect
 import os
@@ -305,8 +303,7 @@ class HFAgent(Agent):
         # mapped already (a first touch of a page costs more than the copy into it, on CPU)
         self._spare = _KVStore()
         # buffers outgrown cannot serve as the next spare: each layer's go as soon as they are copied, so that
-        # the next layer's new buffers can take their memory (free huge pages, where fresh ones may first
-        # need the kernel to compact memory: ~2 ms a MB on this project's VM against ~0.1)
+        # the next layer's new buffers can take their memory (pages mapped already, on CPU)
         grows = capacity > store.capacity
         old_row = {uid: r for r, uid in enumerate(store.uids)}
         layers = []
@@ -541,29 +538,12 @@ class _RoundLayer(DynamicLayer):
 
 def _zeros_like_rows(like: torch.Tensor, rows: int, capacity: int) -> torch.Tensor:
     """A zeroed buffer ``[rows, heads, capacity, dim]`` of ``like``'s heads, dim, dtype and device.  Zeros, as a
-    masked slot must still be finite (0 * NaN would leak through softmax).  On Linux CPU memory the buffer is
-    asked for huge pages first: it is large and read end to end every step, and with 4 KiB pages its first
-    writes (a page fault per page) and the lookups of its addresses cost seconds over a rollout."""
+    masked slot must still be finite (0 * NaN would leak through softmax).  Not asked for transparent huge
+    pages: the decode reads them faster, but on this project's VM a fresh huge page costs ~2 ms a MB at its
+    first touch against ~0.35 for 4 KiB pages, and over a rollout's growths that cost more than the faster
+    reads gave back (docs/benchmarks.md)."""
     _, heads, _, dim = like.shape
-    buffer = like.new_empty(rows, heads, capacity, dim)
-    if buffer.device.type == "cpu" and sys.platform == "linux":
-        _advise_huge_pages(buffer)
-    return buffer.zero_()
-
-
-def _advise_huge_pages(tensor: torch.Tensor) -> None:
-    """``madvise(MADV_HUGEPAGE)`` over the 2 MiB-aligned part of a CPU tensor's memory (a hint: a kernel
-    without transparent huge pages ignores it)."""
-    huge = 2 << 20
-    start, size = tensor.data_ptr(), tensor.numel() * tensor.element_size()
-    first, last = -(-start // huge) * huge, (start + size) // huge * huge
-    if last > first:
-        _libc().madvise(ctypes.c_void_p(first), ctypes.c_size_t(last - first), 14)  # MADV_HUGEPAGE
-
-
-@functools.cache
-def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(None)
+    return like.new_zeros(rows, heads, capacity, dim)
 
 
 def weights_digest(model: torch.nn.Module, values_per_tensor: int = 16) -> str:
