@@ -302,13 +302,9 @@ class HFAgent(Agent):
         # a spare too small goes before the new buffers are made: they may take its memory, whose pages are
         # mapped already (a first touch of a page costs more than the copy into it, on CPU)
         self._spare = _KVStore()
-        # buffers outgrown cannot serve as the next spare: each layer's go as soon as they are copied, so that
-        # the next layer's new buffers can take their memory (pages mapped already, on CPU)
-        grows = capacity > store.capacity
         old_row = {uid: r for r, uid in enumerate(store.uids)}
         layers = []
-        for n in range(len(store.layers)):
-            keys, values = store.layers[n]
+        for n, (keys, values) in enumerate(store.layers):
             if spare is not None:
                 new_keys, new_values = spare.layers[n]
             else:
@@ -320,10 +316,9 @@ class HFAgent(Agent):
                     new_keys[r, :, :kept] = keys[old_row[uid], :, :kept]
                     new_values[r, :, :kept] = values[old_row[uid], :, :kept]
             layers.append((new_keys, new_values))
-            if grows:
-                store.layers[n] = keys = values = None
-        # kept on CPU only: CUDA's caching allocator reuses memory itself, and GPU memory is the scarcer
-        if not grows and store.layers[0][0].device.type == "cpu":
+        # kept on CPU only (CUDA's caching allocator reuses memory itself, and GPU memory is the scarcer), and
+        # only where they were not outgrown: a later layout could not reuse them
+        if capacity <= store.capacity and store.layers[0][0].device.type == "cpu":
             self._spare = store
         self._store = _KVStore(layers, list(order))
 
