@@ -8,9 +8,12 @@ turn, a fixed number of rounds) on an in-process environment whose observations 
   and calls ``model.generate`` (what AgentGym's evaluation loop does);
 - ``engine, no cache``: the rollout engine, all episodes batched, but every round re-encodes each
   conversation (``HFAgent(reuse_cache=False)``): what batching alone gives;
-- ``engine``: the rollout engine with ``HFAgent`` keeping each episode's KV cache across rounds.
+- ``engine``: the rollout engine with ``HFAgent`` keeping each episode's KV cache across rounds, one token a
+  row per decoding step (``draft_tokens=0``);
+- ``engine, drafts``: the same with prompt-lookup drafts (``HFAgent``'s default ``draft_tokens``): each step
+  also feeds tokens copied from the conversation and keeps those the model confirms.
 
-The replies of all three are compared: greedy decoding must give the same text every way.
+The replies of all runs are compared: greedy decoding must give the same text every way.
 
     python benchmarks/rollout_throughput.py --out benchmarks/results/rollout_throughput.json
 """
@@ -18,6 +21,7 @@ The replies of all three are compared: greedy decoding must give the same text e
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import platform
 import tempfile
@@ -36,6 +40,8 @@ from agentenv.data.trajectory import Trajectory, write_json
 from agentenv.env import Environment, ExpertAction, StepResult
 from agentenv.testing import tiny_llama
 
+#: HFAgent's default number of draft tokens a step
+DRAFT_TOKENS = inspect.signature(HFAgent).parameters["draft_tokens"].default
 ITEMS = ["red ball 1", "key 2", "green box 3", "blue door 1", "purple key 4", "yellow ball 2", "grey box 1"]
 
 
@@ -97,10 +103,11 @@ def sequential_agentgym_loop(model, tokenizer, episodes: int, rounds: int, new_t
     return time.perf_counter() - start, transcripts
 
 
-def engine(model, tokenizer, episodes: int, rounds: int, new_tokens: int, reuse_cache: bool) -> tuple[float, list, dict]:
+def engine(model, tokenizer, episodes: int, rounds: int, new_tokens: int, reuse_cache: bool,
+           draft_tokens: int = 0) -> tuple[float, list, dict]:
     agent = HFAgent(
         model=model, tokenizer=tokenizer, max_new_tokens=new_tokens, batch_size=episodes,
-        reuse_cache=reuse_cache, ignore_eos=True,
+        reuse_cache=reuse_cache, ignore_eos=True, draft_tokens=draft_tokens,
     )
     rollout = Rollout(agent, {"corridor": LocalEnv(CorridorEnv)}, concurrency=episodes, max_rounds=rounds)
     start = time.perf_counter()
@@ -124,6 +131,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     parser.add_argument("--device", default="cpu", help="where the model runs (cpu, cuda)")
     parser.add_argument("--skip-no-cache", action="store_true", help="skip the batched no-cache variant")
+    parser.add_argument("--draft-tokens", type=int, default=DRAFT_TOKENS,
+                        help=f"prompt-lookup drafts a step in the drafting run (default: HFAgent's, {DRAFT_TOKENS})")
     parser.add_argument("--out", help="write the results as JSON here")
     args = parser.parse_args()
     if args.threads:
@@ -143,8 +152,13 @@ def main() -> None:
         runs["engine, no cache reuse"] = {"seconds": seconds, "episodes_per_s": args.episodes / seconds, **stats}
     seconds, cached, stats = engine(model, tokenizer, args.episodes, args.rounds, args.new_tokens, True)
     runs["engine, KV cache kept"] = {"seconds": seconds, "episodes_per_s": args.episodes / seconds, **stats}
+    seconds, drafted, stats = engine(model, tokenizer, args.episodes, args.rounds, args.new_tokens, True,
+                                     args.draft_tokens)
+    runs[f"engine, KV cache kept, {args.draft_tokens} drafts"] = {
+        "seconds": seconds, "episodes_per_s": args.episodes / seconds, **stats}
 
-    same = replies(cached) == replies(seq) and (args.skip_no_cache or replies(nocache) == replies(seq))
+    same = replies(cached) == replies(seq) == replies(drafted) and (
+        args.skip_no_cache or replies(nocache) == replies(seq))
     base = runs["sequential generate (AgentGym loop)"]["episodes_per_s"]
     final_tokens = [
         len(tokenizer.apply_chat_template(to_messages(traj.conversations), tokenize=True, return_dict=True)["input_ids"])

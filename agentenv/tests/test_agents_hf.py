@@ -224,7 +224,7 @@ def test_a_stop_string_ends_the_generation_not_only_the_text(tiny):
     reply cost max_new_tokens.  Each row of a batch now stops once its own text holds a stop string."""
     _, model, tokenizer = tiny
     agent = HFAgent(model=model, tokenizer=tokenizer, max_new_tokens=60, chat_format="llama2",
-                    keep_sampled_ids=True)
+                    keep_sampled_ids=True, draft_tokens=0)  # every token through _choose, scripted below
     assert "[INST]" in agent.stop_text
     texts = ["go north [INST] and on" + " and on" * 30, "Thought: far away. Action: wait [INST] more" + " on" * 30]
     scripts = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
@@ -595,3 +595,89 @@ def test_a_sliding_window_model_sees_what_it_was_trained_to_see(tiny, family):
     assert min(len(agent.prompt_ids(ep.messages())) for ep in make_episodes(3)) > 4 * config.sliding_window
     agent._window = (None, False)  # what the agent did before: the test tells the two apart
     assert generated(agent) != ours
+
+
+def test_drafted_replies_are_the_replies_without_drafts_in_fewer_steps(tiny):
+    """Prompt lookup (``draft_tokens``) feeds tokens copied from the conversation and keeps those the model
+    confirms: greedy replies must be exactly those of one token a step, in a batch whose rows confirm
+    different numbers of drafts, episodes ending at different rounds, and stop tokens among the drafts."""
+    for chat_format in ("auto", "llama2"):  # the model's template (stop tokens), and stop strings
+        plain = make_agent(tiny, draft_tokens=0, max_new_tokens=24, chat_format=chat_format)
+        without = play(plain, make_episodes(5), rounds=4)
+        for k in (1, 3):
+            drafting = make_agent(tiny, draft_tokens=k, max_new_tokens=24, chat_format=chat_format)
+            assert play(drafting, make_episodes(5), rounds=4) == without
+            assert drafting.stats["generated_tokens"] == plain.stats["generated_tokens"]
+            assert drafting.stats["confirmed_drafts"] > 0
+            assert drafting.stats["decode_steps"] < plain.stats["decode_steps"]
+            # what the cache holds is what re-encoding gives: the next round's prompt reuses it
+            assert drafting.stats["reused_tokens"] >= plain.stats["reused_tokens"]
+        assert plain.stats["confirmed_drafts"] == 0
+    with pytest.raises(ValueError, match="draft_tokens must be 0"):
+        make_agent(tiny, draft_tokens=-1)
+
+
+def test_sampled_episodes_get_no_drafts(tiny):
+    """Drafts are checked against the greedy choice; a sampled reply is drawn a token a step, as before."""
+    agent = make_agent(tiny, temperature=0.9, draft_tokens=3)
+    drawn = play(agent, make_episodes(3), rounds=2)
+    assert agent.stats["confirmed_drafts"] == 0
+    assert play(make_agent(tiny, temperature=0.9, draft_tokens=0), make_episodes(3), rounds=2) == drawn
+
+
+def test_draft_columns_past_a_learned_position_table_are_harmless(tiny):
+    """Rows confirm drafts at different rates, so one may finish while its batch mates still feed drafts: its
+    columns, padded to their width, then lie past the slots its reply needed, and past the last position,
+    which a model of learned positions (GPT-2) has no embedding for.  Scripted here: the longest prompt's
+    drafts are the model's own next tokens (all confirmed), the others' always wrong."""
+    _, _, tokenizer = tiny
+    config = transformers.GPT2Config(vocab_size=len(tokenizer), n_positions=160, n_embd=32, n_layer=2, n_head=2,
+                                     pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)
+    torch.manual_seed(0)
+    model = transformers.AutoModelForCausalLM.from_config(config).eval()
+
+    def episodes() -> list[Episode]:
+        played = make_episodes(3)
+        played[0].trajectory.add_reply("Thought:\nwait\n\nAction:\nwait")
+        played[0].trajectory.add_observation("a long corridor " * 3)
+        return played
+
+    def agent(draft_tokens: int) -> HFAgent:
+        longest = max(len(make_agent(tiny).prompt_ids(ep.messages())) for ep in episodes())
+        return HFAgent(model=model, tokenizer=tokenizer, max_new_tokens=160 - longest, ignore_eos=True,
+                       keep_sampled_ids=True, draft_tokens=draft_tokens)
+
+    plain, played = agent(0), episodes()
+    replies = plain.act(played)
+    own = {ep.data_idx: ep.sampled_ids[0] for ep in played}
+    assert plain.max_new_tokens >= 20 and len(own[0]) == plain.max_new_tokens
+    wrong = next(t for t in range(len(tokenizer)) if all(t not in ids for ids in own.values()))
+
+    class Scripted:
+        def __init__(self, future: list[int]) -> None:
+            self.future, self.at = future, 0
+
+        def append(self, token: int) -> None:
+            self.at += 1
+
+        def draft(self, k: int) -> list[int]:
+            return self.future[self.at : self.at + k]
+
+    drafting = agent(4)
+    drafting._lookups = lambda rows: [
+        Scripted(own[0] if row.episode.data_idx == 0 else [wrong] * 200) for row in rows
+    ]
+    assert drafting.act(episodes()) == replies
+    assert drafting.stats["confirmed_drafts"] >= plain.max_new_tokens // 2
+
+
+def test_prompt_lookup_drafts_what_followed_the_last_two_tokens_before():
+    from agentenv.controller.prompt_lookup import PromptLookup
+
+    lookup = PromptLookup()
+    lookup.sync([5, 6, 7, 8, 5, 6], 0)
+    assert lookup.draft(3) == [7, 8, 5] and lookup.draft(0) == []
+    lookup.append(9)  # "6 9" was never seen
+    assert lookup.draft(2) == []
+    lookup.sync([5, 6, 7, 8, 5, 6, 7], 6)  # the next round's prompt keeps six of the tokens held
+    assert lookup.tokens == [5, 6, 7, 8, 5, 6, 7] and lookup.draft(2) == [8, 5]

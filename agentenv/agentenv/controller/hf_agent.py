@@ -16,6 +16,11 @@ How a round runs (``HFAgent._act``, ``HFAgent._generate``):
    the attention mask (built here, 4-D) lets a token see the slots up to its own.  So a round copies
    nothing while the same episodes play on; when the batch changes (an episode ends, one joins) or the
    buffers are too short, the kept prefixes are copied once into buffers laid out for the new batch.
+3. Greedy episodes decode several tokens a step where they can (prompt lookup, ``draft_tokens``): each row
+   also feeds the tokens that followed the last occurrence of its last two tokens, and keeps those the
+   model picks itself, one after the other; a draft the model does not pick, and what follows it, is
+   written past the row's end and overwritten by the next step.  Replies agentic turns repeat (an action
+   from the list offered, the format of the last reply) take about half the steps.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from transformers.cache_utils import Cache, DynamicLayer
 
 from agentenv.controller.agents import Agent
 from agentenv.controller.episode import Episode
+from agentenv.controller.prompt_lookup import PromptLookup
 from agentenv.data.tokenize import TEMPLATES, fallback_format, template_name  # the trainer's fallbacks
 
 _STOP_TEXT = {"chatml": ["<|im_end|>"], "llama2": ["</s>", "[INST]"]}
@@ -70,6 +76,7 @@ class _EpisodeCache:
     """The tokens an episode's cached keys and values cover (they lie in its row of the agent's store)."""
 
     tokens: list[int] = field(default_factory=list)
+    lookup: PromptLookup | None = None  # the episode's tokens indexed for drafts (``draft_tokens``)
 
 
 @dataclass
@@ -100,6 +107,10 @@ class HFAgent(Agent):
     ``ignore_eos=True`` always generates ``max_new_tokens`` (for benchmarks).
     ``keep_sampled_ids=True`` keeps each reply's sampled token ids on its episode (``Episode.sampled_ids``), as
     online RL needs them (an evaluation would hold every generated token in memory).
+    ``draft_tokens=k`` (greedy episodes): each decoding step also feeds up to ``k`` tokens copied from where
+    the conversation's last two tokens occurred before (:mod:`~agentenv.controller.prompt_lookup`) and keeps
+    those the model confirms: the same replies in fewer steps (on two CPU cores, the rollout benchmark's
+    steps halve and its engine run takes 15 s against 21; ``0``: one token a step).
     """
 
     def __init__(
@@ -120,6 +131,7 @@ class HFAgent(Agent):
         device: str | None = None,
         dtype: str | torch.dtype | None = None,
         keep_sampled_ids: bool = False,
+        draft_tokens: int = 2,
     ) -> None:
         if model is None and model_path is None:
             raise ValueError("HFAgent needs model_path or a loaded model")
@@ -155,6 +167,9 @@ class HFAgent(Agent):
         self.batch_size = batch_size
         self.reuse_cache = reuse_cache
         self.keep_sampled_ids = keep_sampled_ids
+        if draft_tokens < 0:
+            raise ValueError(f"draft_tokens must be 0 (no drafts) or more, not {draft_tokens}")
+        self.draft_tokens = draft_tokens
         self.max_length = max_length or getattr(model.config.get_text_config(), "max_position_embeddings", None) or 4096
         if max_new_tokens >= self.max_length:  # every episode would end at round 0 as "context full"
             raise ValueError(
@@ -179,8 +194,10 @@ class HFAgent(Agent):
         #: change of layout: a fresh buffer of this size costs its page faults, several times the copy into it
         #: (on CPU)
         self._spare = _KVStore()
-        #: token counts since construction: prompt tokens fed to the model vs taken from the cache
-        self.stats = {"prefilled_tokens": 0, "reused_tokens": 0, "generated_tokens": 0}
+        #: counts since construction: prompt tokens fed to the model vs taken from the cache, tokens generated,
+        #: forwards after each prefill, and the draft tokens they confirmed (``draft_tokens``)
+        self.stats = {"prefilled_tokens": 0, "reused_tokens": 0, "generated_tokens": 0, "decode_steps": 0,
+                      "confirmed_drafts": 0}
         self._generating = 0  # episodes in the batch being generated now
         # one call at a time: two runs sharing the agent (threads of a notebook) would share its buffers
         self._acting = threading.RLock()
@@ -277,7 +294,10 @@ class HFAgent(Agent):
             order = [row.episode.uid for _, row in sorted(rows, key=lambda r: r[1].keep)] + others
         keep = {uid: by_uid[uid][1].keep if uid in by_uid else len(self._caches.get(uid, _EpisodeCache()).tokens)
                 for uid in order}
-        capacity = max(r.keep for _, r in rows) + max(len(r.prompt) - r.keep for _, r in rows) + self.max_new_tokens
+        # past a reply's last token, a step writes a finished row's newest token, then as many columns as the
+        # widest draft of the rows still going
+        capacity = (max(r.keep for _, r in rows) + max(len(r.prompt) - r.keep for _, r in rows) + self.max_new_tokens
+                    + 1 + self.draft_tokens)
         self._lay_out(order, keep, max(capacity, *keep.values()))
         for start in range(0, len(rows), self.batch_size):
             chunk = [by_uid[uid] for uid in order[start : min(start + self.batch_size, len(rows))]]
@@ -393,45 +413,89 @@ class HFAgent(Agent):
         cache = _RoundCache(self._store, first_row, batch, self.model.config.get_text_config().num_hidden_layers)
 
         generated: list[list[int]] = [[] for _ in rows]
-        active = torch.ones(batch, dtype=torch.bool, device=self.device)
+        active = [True] * batch
+        lookups = self._lookups(rows)
+        drafts: list[list[int]] = [[] for _ in rows]  # each row's draft tokens, fed after its newest token
+        feeding: list[int] = []  # rows whose newest token the forward feeds (made the step before)
+        columns = 1  # logits kept a row: the prompt's last column, then every column fed
         self._generating = batch
-        for step in range(self.max_new_tokens):
+        while True:
             cache.slots, cache.end = slots, end
             with _attention_backends(self.device):
                 logits = self.model(
                     input_ids=tokens,
                     attention_mask=self._attention_mask(slots, end),
-                    position_ids=slots,
+                    # a padding column may lie past the last position (draft columns of other rows): its
+                    # keys are never read, but a model of learned positions has none to look up there
+                    position_ids=slots.clamp(max=self.max_length - 1),
                     use_cache=True,
                     **{self._cache_argument: cache},
-                    logits_to_keep=1,
-                ).logits[:, -1].float()
-            next_tokens = self._choose(logits, rows, active)
-            # one copy to the host each, not one per row (each is a sync with the GPU)
-            chosen, producing = next_tokens.tolist(), active.nonzero().flatten().tolist()
-            for b in producing:
-                generated[b].append(chosen[b])
-            self.stats["generated_tokens"] += len(producing)  # counted as they come: a live display shows them
-            fed = active.clone()  # rows that produced a real token this step, which the next forward caches
-            active &= ~_isin(next_tokens, self.stop_ids)
-            if self.stop_text:  # a turn ended by plain text (ChatML on a vocabulary without <|im_end|>) ends there
-                ended = [b for b in producing if self._may_end_stop_text(chosen[b]) and self._ends_with_stop_text(generated[b])]
-                if ended:
-                    active[ended] = False
-            if step == self.max_new_tokens - 1 or not active.any():
-                break
-            # every row writes at its next slot; a finished one there too, past its end, where nothing reads it
-            tokens = torch.where(fed, next_tokens, self.pad_id)[:, None]
-            slots = torch.tensor(lengths, device=self.device)[:, None]
-            end = max(lengths) + 1
-            for b in producing:
+                    logits_to_keep=columns,
+                ).logits.float()
+            if lookups is None:  # one token a row; one copy to the host, not one per row (each syncs a GPU)
+                picks = [[t] for t in self._choose(logits[:, -1], rows, active).tolist()]
+            else:  # greedy: the token the model picks after each column
+                picks = logits.argmax(-1).tolist()
+            for b in feeding:  # the slot of each fed token now holds its keys
                 lengths[b] += 1
+            producing = [b for b in range(batch) if active[b]]
+            for b in producing:
+                confirmed = 0  # drafts the model would have chosen itself, one after the other
+                while confirmed < len(drafts[b]) and drafts[b][confirmed] == picks[b][confirmed]:
+                    confirmed += 1
+                taken = 0
+                for token in picks[b][: confirmed + 1]:
+                    generated[b].append(token)
+                    taken += 1
+                    if lookups is not None:
+                        lookups[b].append(token)
+                    if self._ends_reply(token, generated[b]):
+                        active[b] = False
+                        break
+                lengths[b] += min(confirmed, taken)  # the confirmed drafts' slots hold keys of the reply
+                self.stats["confirmed_drafts"] += min(confirmed, taken)
+                self.stats["generated_tokens"] += taken  # counted as they come: a live display shows them
+            if not any(active):
+                break
+            self.stats["decode_steps"] += 1
+            # every row writes at its next slots; a finished one there too, past its end, where nothing reads it
+            feeding = producing
+            for b in producing:
+                room = self.max_new_tokens - len(generated[b]) - 1  # no draft past the reply's last token
+                drafts[b] = lookups[b].draft(min(self.draft_tokens, room)) if lookups and active[b] else []
+            columns = 1 + max(len(drafts[b]) for b in producing)
+            fed = [[self.pad_id] * columns for _ in rows]
+            for b in producing:
+                fed[b][: 1 + len(drafts[b])] = [generated[b][-1], *drafts[b]]
+            tokens = torch.tensor(fed, device=self.device)
+            slots = torch.tensor(lengths, device=self.device)[:, None] + torch.arange(columns, device=self.device)
+            end = max(lengths) + columns
 
         for b, row in enumerate(rows):
             row.episode.meta["generated_tokens"] = row.episode.meta.get("generated_tokens", 0) + len(generated[b])
             row.cache.tokens = row.prompt + generated[b][: lengths[b] - len(row.prompt)]  # what the slots hold
         self._generating = 0
         return [self.reply(row.episode, g) for row, g in zip(rows, generated, strict=True)]
+
+    def _lookups(self, rows: list[_Row]) -> list[PromptLookup] | None:
+        """Each row's prompt lookup, brought up to its prompt, where drafts are fed (``draft_tokens``, every
+        row greedy); else ``None``."""
+        if not self.draft_tokens or any(row.temperature > 0 for row in rows):
+            return None
+        lookups = []
+        for row in rows:
+            lookup = row.cache.lookup = row.cache.lookup or PromptLookup()
+            lookup.sync(row.prompt, row.keep)  # its tokens begin with the cached ones, which the prompt keeps
+            lookups.append(lookup)
+        return lookups
+
+    def _ends_reply(self, token: int, generated: list[int]) -> bool:
+        """Whether the reply ends with ``token``, the newest of ``generated``: a stop token, a stop string
+        completed (ChatML on a vocabulary without ``<|im_end|>`` ends a turn with plain text) or
+        ``max_new_tokens`` reached."""
+        if token in self.stop_ids or len(generated) >= self.max_new_tokens:
+            return True
+        return bool(self.stop_text) and self._may_end_stop_text(token) and self._ends_with_stop_text(generated)
 
     def _may_end_stop_text(self, token: int) -> bool:
         """Whether ``token`` can be the one that completes a stop string: its own text holds a stop string's
@@ -448,7 +512,7 @@ class HFAgent(Agent):
         tail = self.tokenizer.decode(token_ids[-self._stop_span :], skip_special_tokens=True)
         return any(stop in tail for stop in self.stop_text)
 
-    def _choose(self, logits: torch.Tensor, rows: list[_Row], active: torch.Tensor) -> torch.Tensor:
+    def _choose(self, logits: torch.Tensor, rows: list[_Row], active: list[bool]) -> torch.Tensor:
         """Next token per row: argmax, or a sample at the row's temperature with nucleus ``top_p``.
 
         Rows no longer ``active`` are not sampled: a draw would advance their generator, and an episode's
@@ -457,9 +521,8 @@ class HFAgent(Agent):
         choice = logits.argmax(-1)
         if all(row.temperature <= 0 for row in rows):
             return choice
-        live = active.tolist()
         for b, row in enumerate(rows):
-            if row.temperature <= 0 or not live[b]:
+            if row.temperature <= 0 or not active[b]:
                 continue
             probs = torch.softmax(logits[b] / row.temperature, dim=-1)
             if self.top_p < 1.0:
@@ -612,10 +675,6 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
         if a[i] != b[i]:
             return i
     return n
-
-
-def _isin(values: torch.Tensor, ids: set[int]) -> torch.Tensor:
-    return torch.isin(values, torch.tensor(sorted(ids), device=values.device))
 
 
 #: the files one of which a saved tokenizer has
