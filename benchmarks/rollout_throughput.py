@@ -21,7 +21,6 @@ The replies of all runs are compared: greedy decoding must give the same text ev
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import platform
 import tempfile
@@ -32,7 +31,7 @@ import torch
 from train_throughput import device_name
 from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig
 
-from agentenv.controller.hf_agent import HFAgent
+from agentenv.controller.hf_agent import DRAFT_TOKENS, HFAgent
 from agentenv.controller.rollout import Rollout, RolloutTask
 from agentenv.controller.sources import LocalEnv
 from agentenv.data.tokenize import to_messages
@@ -40,8 +39,6 @@ from agentenv.data.trajectory import Trajectory, write_json
 from agentenv.env import Environment, ExpertAction, StepResult
 from agentenv.testing import tiny_llama
 
-#: HFAgent's default number of draft tokens a step
-DRAFT_TOKENS = inspect.signature(HFAgent).parameters["draft_tokens"].default
 ITEMS = ["red ball 1", "key 2", "green box 3", "blue door 1", "purple key 4", "yellow ball 2", "grey box 1"]
 
 
