@@ -1138,7 +1138,41 @@ def test_the_routes_of_every_step_come_first_and_skip_fastapis_solver_only_witho
         assert paths[:8] == ["/counter/step", "/step", "/counter/reset", "/reset", "/counter/create", "/create",
                              "/counter/close", "/close"]
         step = next(r for r in app.router.routes if getattr(r, "path", "") == "/step")
-        assert (step.get_route_handler().__qualname__.startswith("BodyRoute")) is lean
+        assert step.app.__qualname__.startswith("BodyRoute.body_app") is lean
+
+
+TRACED_APPS = """
+from fastapi.testclient import TestClient
+from opentelemetry import trace
+from agentenv.server.app import create_app
+from agentenv_lmrlgym.maze import MazeEnv
+
+class Recording(trace.TracerProvider):
+    asked = 0
+    def get_tracer(self, *args, **kwargs):
+        Recording.asked += 1
+        return trace.NoOpTracer()
+
+before = create_app(MazeEnv)  # OpenTelemetry not set up yet
+provider = Recording()
+trace.set_tracer_provider(provider)
+after = create_app(MazeEnv)
+for app in (before, after):
+    with TestClient(app) as http:
+        assert http.get("/info").status_code == 200
+    print(Recording.asked)
+"""
+
+
+def test_a_server_traces_requests_when_opentelemetry_is_set_up_as_it_is_made():
+    """FastAPI's own OpenTelemetry looked the global providers up on every request; a server decides once."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("fastapi.telemetry")
+    done = subprocess.run([sys.executable, "-c", TRACED_APPS], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "1"]  # the app made before the provider never asked it for a tracer
 
 
 def test_a_loopback_server_answers_to_loopback_names_and_pages_only():

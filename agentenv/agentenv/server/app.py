@@ -162,7 +162,7 @@ def create_app(
     dependencies = [Depends(auth)] if auth else []
     # a browser on /docs cannot send the token, and the docs must not answer without it: none then
     no_docs: dict[str, Any] = {"docs_url": None, "redoc_url": None, "openapi_url": None} if token else {}
-    app = FastAPI(title="agentenv: " + ", ".join(names), lifespan=lifespan, **no_docs)
+    app = FastAPI(title="agentenv: " + ", ".join(names), lifespan=lifespan, **no_docs, **telemetry_options())
     app.state.pools = pools
     app.state.auth = auth  # also consulted by the validation-error handler (errors.py)
     install_error_handlers(app)
@@ -193,6 +193,21 @@ def create_app(
     # first, before FastAPI's docs (behind two dozen others, a Maze step spent a third of its time routing)
     app.router.routes.sort(key=lambda route: rank.get(id(route), len(HOT_ROUTES)))
     return app
+
+
+def telemetry_options() -> dict[str, Any]:
+    """``FastAPI(**telemetry_options())``: FastAPI's own OpenTelemetry (0.16x) looks up the global providers on
+    every request (~10 us, a tenth of a Maze step); a server decides once, when it is made: on if OpenTelemetry
+    is set up then (``opentelemetry-instrument``, a provider set in code, ``FASTAPI_OTEL_AUTO_CONFIGURE``), else
+    off.  A FastAPI without it (or whose check has moved) keeps its own behaviour."""
+    try:
+        from fastapi.telemetry._asgi import NativeTelemetry
+
+        config = FastAPI()._telemetry  # FastAPI's defaults, as it reads them from the environment
+        set_up = config["auto_configure"] or NativeTelemetry(config).enabled()
+    except (ImportError, AttributeError, KeyError, TypeError):
+        return {}
+    return {} if set_up else {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
 
 
 def _health(env: str, server_pid: int | None) -> Any:

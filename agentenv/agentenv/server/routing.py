@@ -7,46 +7,60 @@ with the same routes, OpenAPI schema and answers:
 
 - :func:`add_routes` puts a router's routes on the app as the app's own routes, so that the hot ones can
   come first (Starlette tries routes in order, a regular expression each);
-- :class:`BodyRoute` serves a route whose only parameter is its JSON body by validating the raw bytes with
-  pydantic in one call and awaiting the endpoint, instead of FastAPI's dependency solver.
+- :class:`BodyRoute` serves a route whose only parameter is its JSON body as a plain ASGI app that validates
+  the raw bytes with pydantic in one call and awaits the endpoint, instead of FastAPI's request object,
+  dependency solver and exit stacks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute, APIWebSocketRoute
 from pydantic import TypeAdapter, ValidationError
 from starlette.routing import BaseRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 
 class BodyRoute(APIRoute):
     """An ``APIRoute`` that serves an endpoint of one JSON body parameter returning a ``Response`` directly.
 
-    The body's bytes go through the parameter's pydantic model in one call (``validate_json``); a refusal is
-    the :class:`RequestValidationError` FastAPI would raise (``loc`` starting with ``"body"``), answered by
-    the app's handler.  The OpenAPI schema is FastAPI's, from the same declaration.  A route with anything
-    else to solve (dependencies such as the bearer-token check, query or path parameters, the ``Request``)
-    is served by FastAPI as usual, so nothing it declares is skipped.
+    The route is a plain ASGI app: it reads the body, puts its bytes through the parameter's pydantic model
+    in one call (``validate_json``), awaits the endpoint and sends its answer, without FastAPI's request
+    object, dependency solver and per-request exit stacks (there is nothing for them to do).  A refusal is
+    the :class:`RequestValidationError` FastAPI would raise (``loc`` starting with ``"body"``), and it and
+    every other exception go to the app's handlers as a route's would.  The OpenAPI schema is FastAPI's,
+    from the same declaration.  A route with anything else to solve (dependencies such as the bearer-token
+    check, query or path parameters, the ``Request``, a body size limit of its own) is served by FastAPI as
+    usual, so nothing it declares is skipped.
     """
 
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(path, endpoint, **kwargs)
+        served = self.body_app()
+        if served is not None:
+            self.app = served
+
+    def body_app(self) -> ASGIApp | None:
+        """The route as a plain ASGI app, or ``None`` where FastAPI has more to do than read the body."""
         dependant = self.dependant
         others = (dependant.path_params, dependant.query_params, dependant.header_params, dependant.cookie_params,
                   dependant.dependencies)
         special = (dependant.request_param_name, dependant.response_param_name, dependant.background_tasks_param_name,
                    dependant.http_connection_param_name, dependant.websocket_param_name)
-        if len(dependant.body_params) != 1 or any(others) or any(special):
-            return super().get_route_handler()
+        if len(dependant.body_params) != 1 or any(others) or any(special) or getattr(self, "max_body_size", None) is not None:
+            return None
         field = dependant.body_params[0]
         name, info, adapter = field.name, field.field_info, TypeAdapter(field.field_info.annotation)
         required, endpoint = info.is_required(), self.endpoint
 
-        async def handler(request: Request) -> Response:
-            raw = await request.body()
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            raw = await read_body(receive)
+            if raw is None:  # the client went away: no one to answer
+                return
             if raw or required:
                 try:
                     value = adapter.validate_json(raw)
@@ -58,9 +72,27 @@ class BodyRoute(APIRoute):
             answer = await endpoint(**{name: value})
             if not isinstance(answer, Response):
                 raise TypeError(f"{endpoint.__name__} must return a Response to be served as a BodyRoute")
-            return answer
+            await answer(scope, receive, send)
 
-        return handler
+        return app
+
+
+async def read_body(receive: Receive) -> bytes | None:
+    """A request's whole body, or ``None`` if the client disconnected first."""
+    message = await receive()
+    if message["type"] != "http.request":
+        return None
+    body = message.get("body", b"")
+    if not message.get("more_body", False):  # the usual case: one message
+        return body
+    chunks = [body]
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
 
 
 def add_routes(
