@@ -41,9 +41,16 @@ def parse_react(text: str) -> tuple[str, str]:
     return thought, action.strip()
 
 
+#: a reply with none of these characters is a bare action as it stands: every marker needs a colon, a
+#: reasoning block or ``</s>`` a ``<``, and the markup :func:`unwrap_action` removes a backtick or a quote
+_PLAIN_ACTION = re.compile(r'[^:<`"]*')
+
+
 def extract_action(text: str) -> str:
     """The action of a reply (bare action or whole ReAct reply): :func:`parse_react`'s, without the thought,
     and without markup wrapped around the whole of it (:func:`unwrap_action`)."""
+    if text and _PLAIN_ACTION.fullmatch(text):  # the usual bare action ("move up"): a server parses one every step
+        return text.strip()
     return unwrap_action(parse_react(text)[1])
 
 

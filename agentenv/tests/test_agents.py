@@ -142,3 +142,22 @@ def test_markup_around_a_whole_action_is_taken_off(reply, action):
     from agentenv.react import extract_action
 
     assert extract_action(reply) == action
+
+
+def test_a_bare_action_is_read_as_the_whole_parse_reads_it():
+    """A reply without a colon, ``<``, backtick or quote skips the parse (servers read one every step): what
+    it gives is what the parse gives, for the usual actions and for random text around them."""
+    import random
+
+    from agentenv.react import _PLAIN_ACTION, extract_action, parse_react, unwrap_action
+
+    pieces = ["move up", "go to desk 1", "Thought", "Action", "Observation", "think", "/s", "s>", "\n", " ", "\t",
+              "\u00a0", "\u2003", "**", "#", ">", "'", "x", "1", "é", ""]
+    rng = random.Random(0)
+    replies = ["move up", "  move up \n", "", "\n\n", "Action move up", "Thought I go\nmove up"]
+    replies += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(3000)]
+    for reply in replies:
+        assert _PLAIN_ACTION.fullmatch(reply)
+        assert extract_action(reply) == unwrap_action(parse_react(reply)[1]), reply
+    for marked in ("Action: move up", "Thought: x\nAction: move up", '"move up"', "`move up`", "move up</s>", "<think>x</think>move up"):
+        assert extract_action(marked) == "move up"  # each of the four characters sends a reply to the parse

@@ -77,8 +77,7 @@ class LoopbackOnly:
     async def __call__(self, scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
         if scope["type"] in ("http", "websocket"):
             host = origin = b""
-            for name, value in scope["headers"]:
-                name = name.lower()
+            for name, value in scope["headers"]:  # ASGI's header names are lowercase
                 if name == b"host":
                     host = value
                 elif name == b"origin":
