@@ -188,9 +188,10 @@ class Environment(ABC):
     client: ClassVar[str | None] = None
     #: how AgentGym's own server for this env spoke
     wire: ClassVar[Wire] = Wire()
-    #: ``False`` for envs whose calls take microseconds and never block: the server kit then runs them
-    #: inline on its event loop instead of in a worker thread (saving a thread hop per request).  Envs
-    #: doing I/O, talking to a subprocess (a JVM, a browser) or computing for long keep ``True``.
+    #: ``False`` for envs whose calls take at most milliseconds and never block: the server kit then runs them
+    #: inline on its event loop instead of in a worker thread (a thread hop costs more than such a call, and
+    #: Python code gains nothing from threads); the expert and env-specific queries always run in a thread.
+    #: Envs doing I/O, talking to a subprocess (a JVM, a browser) or computing for long keep ``True``.
     blocking: ClassVar[bool] = True
     #: live sessions a server holds at most (``None``: the server's default); set it where a session is
     #: heavy (a JVM, a browser), from what one costs

@@ -111,12 +111,17 @@ class InlineCounterEnv(CounterEnv):
         type(self).ran_on_loop["expert"] = on_event_loop()
         return super().expert_action()
 
+    def target_value(self) -> int:
+        type(self).ran_on_loop["query"] = on_event_loop()
+        return super().target_value()
 
-def test_a_non_blocking_envs_steps_run_inline_but_its_expert_in_a_worker_thread():
+
+def test_a_non_blocking_envs_steps_run_inline_but_its_expert_and_queries_in_a_worker_thread():
     with running_server(InlineCounterEnv) as url, EnvClient("inline_counter", url) as client:
         with client.session(data_idx=2) as session:
             session.step(f"Action:\n{session.expert().action}")
-    assert InlineCounterEnv.ran_on_loop == {"step": True, "expert": False}
+            assert client.http.get(f"{url}/inline_counter/target", params={"id": session.id}).json() == 3
+    assert InlineCounterEnv.ran_on_loop == {"step": True, "expert": False, "query": False}
 
 
 @pytest.fixture(scope="module")

@@ -384,7 +384,8 @@ def _query_routes(pool: SessionPool, route: str, slot_from_query: Any, session_i
 
     async def answer(slot: Slot, arguments: dict[str, Any]) -> Any:
         async with slot.use() as session:
-            value = await pool.run(slot, lambda: session.query(route, **arguments))
+            # an env's own query (BabyAI's render draws a PNG) may take long: never inline
+            value = await pool.run(slot, lambda: session.query(route, **arguments), offload=True)
         if isinstance(value, bytes):
             return Response(value, media_type="image/png")
         return sent(value)
