@@ -120,7 +120,7 @@ class BabyAIEnv(EpisodicEnv):
     call_deadline_s: ClassVar[float] = 180.0
     #: steps and resets are pure Python under the GIL, a fraction of a millisecond (resets: median 1.3 ms, at
     #: most 17 ms over the 400 test tasks): run on the event loop, as a worker thread gains nothing for them and
-    #: cost ~0.45 ms of CPU a request at 64 clients (2.5 times fewer steps/s); the expert and the render query
+    #: cost ~0.45 ms of CPU a request at 64 clients (about half the steps/s); the expert and the render query
     #: still run in a thread (the kit never runs them inline)
     blocking: ClassVar[bool] = False
     task_text: ClassVar[str] = TASK_TEXT

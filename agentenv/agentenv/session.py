@@ -49,7 +49,8 @@ class _Unfit(TypeError):
 
 
 def _number(value: Any, field: str) -> float:
-    if type(value) is not float and not isinstance(value, numbers.Real):  # float first: an ABC's check is slow  # numpy's numbers are Real too, and a bool is 0 or 1
+    # a float first (an ABC's check is slow); numpy's numbers are Real too, and a bool is 0 or 1
+    if type(value) is not float and not isinstance(value, numbers.Real):
         raise _Unfit(f"{field} of type {type(value).__name__} (a number is needed)")
     if not math.isfinite(value):  # JSON has no NaN: the answer carried null, which no client reads
         raise _Unfit(f"{field} {float(value)} (a finite number is needed)")
