@@ -8,7 +8,9 @@ hold over all workers; stopping the server leaves no process behind.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import multiprocessing
 import os
 import signal
@@ -25,6 +27,8 @@ import pytest
 
 from agentenv.client import EnvClient
 from agentenv.env import Environment, ExpertAction, StepResult, Wire
+from agentenv.server import limits, workers
+from agentenv.server.app import create_app
 from agentenv.server.launcher import ServerProcesses
 from agentenv.server.workers import owner_of, serve_workers, share, worker_session_ids
 from agentenv.testing import free_port
@@ -262,6 +266,65 @@ def test_a_body_too_deep_or_too_long_for_pythons_json_is_a_422_from_the_workers_
         for body in ["[" * 100_000, '{"id": ' + "1" * 5000 + ', "action": "x"}']:
             answer = httpx.post(f"{url}/step", content=body, headers={"content-type": "application/json"})
             assert answer.status_code == 422 and "malformed request" in answer.json()["error"], answer.text[:200]
+
+
+def test_a_body_the_router_read_is_not_read_again_by_the_app(monkeypatch):
+    """A worker's router reads a body to find its session; the app's size limit takes that body from the
+    scope, so a request's body is read once, and later reads get what the client sends next."""
+    reads = []
+
+    def counted(read):
+        async def body_message(receive, deadline):
+            reads.append(1)
+            return await read(receive, deadline)
+        return body_message
+
+    monkeypatch.setattr(limits, "body_message", counted(limits.body_message))
+    monkeypatch.setattr(workers, "body_message", counted(workers.body_message))
+    app = create_app(TallyEnv)
+    router = workers.WorkerRouter(app, 0, ["/nowhere/0", "/nowhere/1"])
+
+    async def call(path: str, body: object) -> object:
+        messages = [{"type": "http.request", "body": json.dumps(body).encode()}]
+
+        async def receive():
+            return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+        sent = []
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "http_version": "1.1", "method": "POST", "path": path, "raw_path": path.encode(),
+                 "root_path": "", "scheme": "http", "query_string": b"", "client": ("127.0.0.1", 5000),
+                 "server": ("127.0.0.1", 8000), "headers": [(b"content-type", b"application/json")]}
+        await router(scope, receive, send)
+        assert sent[0]["status"] == 200, sent
+        return json.loads(sent[1]["body"])
+
+    async def main() -> None:
+        async with app.router.lifespan_context(app):
+            sid = (await call("/create", {}))["id"]
+            await call("/reset", {"id": sid, "data_idx": 7})
+            reads.clear()
+            assert (await call("/step", {"id": sid, "action": "hi"}))["observation"] == "task 7 step 1: hi"
+            assert len(reads) == 1
+
+            async def receive():
+                return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+            for taken in (True, False):
+                messages = [{"type": "http.request", "body": b"{}"}]
+                scope: dict = {}
+                _, replay, complete = await workers._read_body(scope, receive, 1000)
+                assert complete and scope[limits.WHOLE_BODY] == b"{}"
+                if taken:  # as the app's BodySizeLimit takes it
+                    del scope[limits.WHOLE_BODY]
+                    assert (await replay())["type"] == "http.disconnect"
+                else:
+                    assert (await replay())["body"] == b"{}"
+
+    asyncio.run(main())
 
 
 def test_a_port_another_server_took_with_so_reuseport_meanwhile_is_refused():

@@ -12,6 +12,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 #: seconds a request's body may take to arrive whole: a client that sent part of one and stopped held its
 #: connection (and a file descriptor) for ever, and enough of them left the server none for anyone else
 BODY_TIMEOUT_S = 30.0
+#: the scope key under which a reader in front of the app (a worker's router) leaves a body it has read whole
+#: within the limit: :class:`BodySizeLimit` takes it (removes it) instead of reading the request again
+WHOLE_BODY = "agentenv.body"
 
 
 async def body_message(receive: Receive, deadline: float) -> Message | None:
@@ -96,24 +99,16 @@ class BodySizeLimit:
                     return
                 break  # the body itself is counted as it comes, below
 
-        deadline = body_deadline(scope)
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await body_message(receive, deadline)
-            if message is None:
-                await _reject(send, 408, f"the request's body did not come whole within {BODY_TIMEOUT_S:g} s")
+        whole = scope.pop(WHOLE_BODY, None)
+        if whole is None:
+            chunks = await self._read(scope, receive, send)
+            if chunks is None:
                 return
-            if message["type"] != "http.request":  # the client went away
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                await _reject(send, 413, f"request body over {self.max_bytes} bytes")
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        elif len(whole) > self.max_bytes:
+            await _reject(send, 413, f"request body over {self.max_bytes} bytes")
+            return
+        else:
+            chunks = [whole]
 
         replayed = False
 
@@ -125,6 +120,27 @@ class BodySizeLimit:
             return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
 
         await self.app(scope, replay, send)
+
+    async def _read(self, scope: Scope, receive: Receive, send: Send) -> list[bytes] | None:
+        """The body's chunks, read as they come; ``None`` when it was refused (413, 408) or the client left."""
+        deadline = body_deadline(scope)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await body_message(receive, deadline)
+            if message is None:
+                await _reject(send, 408, f"the request's body did not come whole within {BODY_TIMEOUT_S:g} s")
+                return None
+            if message["type"] != "http.request":  # the client went away
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await _reject(send, 413, f"request body over {self.max_bytes} bytes")
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return chunks
 
 
 async def _reject(send: Send, status: int, message: str) -> None:

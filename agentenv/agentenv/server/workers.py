@@ -45,7 +45,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agentenv.env import Environment
 
-from .limits import body_deadline, body_message
+from .limits import WHOLE_BODY, body_deadline, body_message
 from .sessions import EVICT_IF_FULL, FORWARDED_HEADER, first_session_id
 
 log = logging.getLogger("agentenv.server")
@@ -91,6 +91,9 @@ class WorkerRouter:
         self._clients: dict[int, httpx.AsyncClient] = {}
         #: the server's capacity per env, over all workers; this worker holds its share, and its own ids
         self.capacity = {name: pool.max_sessions for name, pool in self.pools.items()}
+        #: per env, the fields that name a session, first the one that wins (in the "env_idx" family ``env_idx``)
+        self.id_fields = {name: ("env_idx", "id") if pool.env_cls.wire.family == "env_idx" else ("id", "env_idx")
+                          for name, pool in self.pools.items()}
         for pool in self.pools.values():
             pool.max_sessions = share(pool.max_sessions, index, len(self.peers))
             pool.ids = worker_session_ids(index, len(self.peers))
@@ -142,8 +145,7 @@ class WorkerRouter:
             for key, value in parse_qsl(scope["query_string"].decode("latin-1")):
                 with contextlib.suppress(ValueError):
                     fields[key] = int(value)
-        keys = ("env_idx", "id") if self.pools[env].env_cls.wire.family == "env_idx" else ("id", "env_idx")
-        for key in keys:
+        for key in self.id_fields[env]:
             value = fields.get(key)
             if value is not None:
                 return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -266,7 +268,9 @@ class _Answer:
 async def _read_body(scope: Scope, receive: Receive, limit: int) -> tuple[bytes, Receive, bool]:
     """Read a request's body up to ``limit`` bytes: ``(body, a receive that replays it, whether it was read
     whole)``.  A body over the limit, or not come by its deadline, is left to the app (its
-    :class:`~agentenv.server.limits.BodySizeLimit` answers 413, or 408 at the same deadline)."""
+    :class:`~agentenv.server.limits.BodySizeLimit` answers 413, or 408 at the same deadline).  A body read
+    whole is also left in the scope, where the app's ``BodySizeLimit`` takes it rather than read it again;
+    once it has, the replay passes on what comes next (the disconnect)."""
     messages: list[Message] = []
     size = 0
     complete = False
@@ -283,10 +287,14 @@ async def _read_body(scope: Scope, receive: Receive, limit: int) -> tuple[bytes,
             complete = size <= limit
             break
     body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
+    if complete:
+        scope[WHOLE_BODY] = body
     pending = list(messages)
 
     async def replay() -> Message:
-        return pending.pop(0) if pending else await receive()
+        if pending and (not complete or WHOLE_BODY in scope):  # a GET's body, say, stays in the scope
+            return pending.pop(0)
+        return await receive()
 
     return body, replay, complete
 
