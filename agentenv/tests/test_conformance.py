@@ -6,6 +6,7 @@ import contextlib
 
 import pytest
 
+from agentenv.env import TaskRange
 from agentenv.registry import UnknownEnv, env_class, installed_envs
 from agentenv.testing import check_env, check_openapi, check_server, running_server
 from agentenv.testing.conformance import check_openenv
@@ -125,6 +126,8 @@ def _unended_summed_step(self, action):
     [
         ({"splits": {"train": [0, 100], "test": [100, 140]}}, r"splits\['train'\] must be a range \(or TaskRange\)"),
         ({"splits": {"train": range(0), "test": range(100, 140)}}, r"splits\['train'\] must be a non-empty range"),
+        ({"splits": {"train": TaskRange(0, 200, excluded=range(100, 139)), "test": range(100, 140)}},
+         r"task 139 is in both splits\['train'\] and splits\['test'\]: an agent would be trained on tasks it is"),
         ({"name": "my env"}, r"Broken.name must be a short identifier"),
         ({"reward_range": (1.0, 0.0)}, r"reward_range must be \(low, high\) with low < high"),
         ({"success_score": 2.0}, r"success_score 2.0 lies outside reward_range"),
@@ -135,7 +138,7 @@ def _unended_summed_step(self, action):
         ({"step": _unended_summed_step}, r"reached success score 1.0 on task 100 but the episode never ended"),
         ({"task_type_of": classmethod(lambda cls, i: "odd")}, r"task_type_of\(100\) says 'odd', but the task's reset says"),
     ],
-    ids=["splits of lists", "empty split", "name", "reward range", "success score", "random hidden state", "score out of range",
+    ids=["splits of lists", "empty split", "train shares a test task", "name", "reward range", "success score", "random hidden state", "score out of range",
          "success not ended", "success not ended, rewards summed", "task type told apart"],
 )
 def test_check_env_names_the_mistake(attributes, message):
