@@ -49,6 +49,18 @@ def test_writes_attach_and_pragmas_fail_on_the_connection_itself(db_file, sql):
     assert digest(db_file) == before
 
 
+def test_the_layers_below_the_authorizer_refuse_writes_on_their_own(db_file):
+    """Without the authorizer, the read-only file still refuses a write to it, and ``query_only`` alone
+    refuses what the read-only file allows: a temporary table, which lives outside the file."""
+    before = digest(db_file)
+    with ReadOnlyDatabase(db_file) as db:
+        db.connection.set_authorizer(None)
+        for sql in ["INSERT INTO t VALUES (99999, 'x')", "CREATE TEMP TABLE u (a)"]:
+            assert "attempt to write a readonly database" in db.run(sql).error
+        assert db.run("SELECT COUNT(*) FROM t").rows == [(5000,)]
+    assert digest(db_file) == before
+
+
 def test_a_runaway_query_is_stopped_at_its_time_limit(db_file):
     with ReadOnlyDatabase(db_file, time_limit_s=0.3) as db:
         forever = db.run(
