@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import ssl
@@ -242,6 +243,43 @@ def test_a_body_that_stops_coming_is_answered_408_and_its_connection_closed(monk
     started = time.monotonic()  # a --workers server's router reads the body first: the same deadline
     _, _, complete = asyncio.run(workers._read_body({}, never, 1000))
     assert not complete and time.monotonic() - started < 5
+
+
+def test_a_request_head_that_never_comes_whole_is_answered_408_and_its_connection_closed(monkeypatch):
+    """uvicorn times a connection out only between requests: one that sent nothing, or a request line and
+    then a header byte now and then, held its connection (and a descriptor) for ever.  A head has a deadline
+    from the connection's start or the request's first byte, whatever trickles in; a whole request is
+    answered as usual, and the next one on its connection gets its own time."""
+    from agentenv.server import connections
+
+    monkeypatch.setattr(connections, "HEAD_TIMEOUT_S", 1.0)
+    with running_server(CounterEnv) as url:
+        host, port = url.removeprefix("http://").split(":")
+
+        def answer_of(raw: socket.socket) -> bytes:
+            answer = b""
+            while chunk := raw.recv(65536):  # the server closes the connection after its answer
+                answer += chunk
+            return answer
+
+        with socket.create_connection((host, int(port)), timeout=10) as silent:
+            started = time.monotonic()
+            answer = answer_of(silent)
+            assert answer.startswith(b"HTTP/1.1 408 ") and b"did not come whole within 1 s" in answer
+            assert 0.9 < time.monotonic() - started < 5
+        with socket.create_connection((host, int(port)), timeout=10) as trickle:
+            trickle.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            started = time.monotonic()
+            with contextlib.suppress(OSError):  # the server may close it between two bytes
+                for byte in b"X-Slow: " + b"a" * 40:
+                    trickle.sendall(bytes([byte]))
+                    time.sleep(0.1)
+            assert answer_of(trickle).startswith(b"HTTP/1.1 408 ") and time.monotonic() - started < 5
+        with socket.create_connection((host, int(port)), timeout=10) as kept:
+            for _ in range(2):  # each within its time; together longer than one head's deadline
+                time.sleep(0.6)
+                kept.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                assert kept.recv(65536).startswith(b"HTTP/1.1 200 ")
 
 
 def test_a_body_read_ends_at_its_deadline_and_for_no_other_reason():

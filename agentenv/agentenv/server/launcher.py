@@ -64,7 +64,7 @@ def serve(
     caller raise :class:`CannotServe`."""
     import asyncio
 
-    import uvicorn
+    from .connections import server_config
 
     try:
         asyncio.get_running_loop()
@@ -94,8 +94,8 @@ def serve(
 
         serve_workers(envs, host=host, port=port, workers=workers, log_level=log_level, announce=announce, **settings)
         return
-    run_announced(uvicorn.Config(create_app(envs, **settings), host=host, port=port, log_level=log_level,
-                                 access_log=False), announce)
+    run_announced(server_config(create_app(envs, **settings), host=host, port=port, log_level=log_level,
+                                access_log=False), announce)
 
 
 def run_announced(config: Any, announce: str | None) -> None:

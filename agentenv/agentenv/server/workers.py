@@ -315,15 +315,14 @@ class _WorkerSpec:
 
 def _run_worker(spec: _WorkerSpec, tcp: socket.socket, unix: socket.socket) -> None:
     """A worker process: the app of every env, its share of the capacity, its ids, served on both sockets."""
-    import uvicorn
-
     from .app import create_app
+    from .connections import server_config
     from .launcher import announcing_server, run_until_stopped, stop_when_orphaned
 
     stop_when_orphaned(spec.supervisor_pid, on_orphaned=functools.partial(_remove_socket, spec.peers[spec.index]))
     app = create_app(spec.envs, server_pid=spec.supervisor_pid, **spec.settings)
     router = WorkerRouter(app, spec.index, spec.peers, spec.settings.get("max_body_bytes", 1_000_000))
-    config = uvicorn.Config(router, log_level=spec.log_level, access_log=False, lifespan="on")
+    config = server_config(router, log_level=spec.log_level, access_log=False, lifespan="on")
     run_until_stopped(announcing_server(config, spec.announce if spec.index == 0 else None), sockets=[tcp, unix])
 
 

@@ -14,6 +14,7 @@ from fastapi import FastAPI
 
 from agentenv.env import Environment
 from agentenv.server.app import create_app
+from agentenv.server.connections import server_config
 from agentenv.server.launcher import free_ports
 
 
@@ -42,7 +43,7 @@ def running_server(
     """
     app = app_or_envs if isinstance(app_or_envs, FastAPI) else create_app(app_or_envs, **create_app_kwargs)
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    config = server_config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name=f"uvicorn:{port}", daemon=True)
     thread.start()

@@ -27,8 +27,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def run_view(args: argparse.Namespace) -> int:
-    import uvicorn
-
+    from agentenv.server.connections import server_config
     from agentenv.server.launcher import announcing_server, run_until_stopped
     from agentenv.viewer.app import create_app
 
@@ -44,6 +43,6 @@ def run_view(args: argparse.Namespace) -> int:
     print(f"agentenv view: http://127.0.0.1:{sock.getsockname()[1]}/  (the files as they are now: episodes added later "
           "show after a restart; Ctrl-C stops it)", file=sys.stderr, flush=True)
     # announcing nothing (said above), but stopped while it starts it still shuts its app down, as `serve` does
-    run_until_stopped(announcing_server(uvicorn.Config(app, log_level="warning"), None), sockets=[sock])
+    run_until_stopped(announcing_server(server_config(app, log_level="warning"), None), sockets=[sock])
     print("stopped", file=sys.stderr)  # by Ctrl-C or SIGTERM: the way a server ends
     return 0
