@@ -18,6 +18,8 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from .limits import LoopDeadlines, per_loop
+
 #: seconds the head of a request may take to arrive whole
 HEAD_TIMEOUT_S = 30.0
 
@@ -33,20 +35,23 @@ class HeadDeadlineProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self.heads = _heads_of(self.loop)
-        self.heads.watch(self)  # a connection that sends nothing is a head that never comes
+        self.heads = per_loop(_heads, _Heads)
+        self._watch()  # a connection that sends nothing is a head that never comes
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
-        self.heads.watch(self)
+        self._watch()  # a first request's time runs from the connection's start
 
     def on_headers_complete(self) -> None:
-        self.heads.started.pop(self, None)
+        self.heads.forget(self)
         super().on_headers_complete()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.heads.started.pop(self, None)
+        self.heads.forget(self)
         super().connection_lost(exc)
+
+    def _watch(self) -> None:
+        self.heads.watch(self, self.loop.time() + HEAD_TIMEOUT_S)
 
     def head_too_slow(self) -> None:
         """Past the deadline: 408 and close, unless an answer is still being sent on this connection (a
@@ -54,7 +59,7 @@ class HeadDeadlineProtocol(HttpToolsProtocol):
         if self.transport.is_closing():  # going already (its connection_lost comes next)
             return
         if self.cycle is not None and not self.cycle.response_complete:
-            self.heads.watch(self)
+            self._watch()
             return
         body = json.dumps({"error": f"the request's head did not come whole within {HEAD_TIMEOUT_S:g} s"}).encode()
         self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
@@ -62,35 +67,12 @@ class HeadDeadlineProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-class _Heads:
-    """The connections of one event loop still reading a request's head, with when it began: one check a
-    second answers those past their deadline (a timer a request would cost more than the check)."""
+class _Heads(LoopDeadlines):
+    """The connections of one event loop still reading a request's head: one past its deadline gets its 408."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.started: dict[HeadDeadlineProtocol, float] = {}
-        self.check: asyncio.TimerHandle | None = None
-
-    def watch(self, protocol: HeadDeadlineProtocol) -> None:
-        self.started.setdefault(protocol, self.loop.time())  # a first request's time runs from the connection's
-        if self.check is None:
-            self.check = self.loop.call_later(1.0, self._answer_late)
-
-    def _answer_late(self) -> None:
-        too_early = self.loop.time() - HEAD_TIMEOUT_S
-        for protocol, started in list(self.started.items()):
-            if started <= too_early:
-                del self.started[protocol]
-                protocol.head_too_slow()
-        self.check = self.loop.call_later(1.0, self._answer_late) if self.started else None
+    def late(self, key: HeadDeadlineProtocol) -> None:
+        key.head_too_slow()
 
 
-#: each event loop's connections reading a head (a server has one loop; tests may run several)
-_loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Heads] = weakref.WeakKeyDictionary()
-
-
-def _heads_of(loop: asyncio.AbstractEventLoop) -> _Heads:
-    heads = _loops.get(loop)
-    if heads is None:
-        heads = _loops[loop] = _Heads(loop)
-    return heads
+#: each event loop's connections reading a head
+_heads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Heads] = weakref.WeakKeyDictionary()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import weakref
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -19,10 +21,7 @@ WHOLE_BODY = "agentenv.body"
 
 async def body_message(receive: Receive, deadline: float) -> Message | None:
     """The next message of a request's body, or ``None`` if it has not come by ``deadline`` (loop time)."""
-    loop = asyncio.get_running_loop()
-    reads = _reads.get(loop)
-    if reads is None:
-        reads = _reads[loop] = _BodyReads()
+    reads = per_loop(_reads, _BodyReads)
     task = asyncio.current_task()
     reads.watch(task, deadline)
     try:
@@ -34,35 +33,68 @@ async def body_message(receive: Receive, deadline: float) -> Message | None:
                 return None
         raise
     finally:
-        reads.deadlines.pop(task, None)
+        reads.forget(task)
 
 
-class _BodyReads:
-    """The body reads waiting on one event loop and their deadlines: one check a second cancels those past
-    theirs.  (An ``asyncio.timeout`` around each read cost ~15 us a request, a tenth of a Maze step.)"""
+class LoopDeadlines:
+    """What waits on one event loop, each with a deadline: one check a second hands those past theirs to
+    :meth:`late`.  (An ``asyncio.timeout`` around each body read cost ~15 us a request, a tenth of a Maze
+    step.)"""
 
     def __init__(self) -> None:
-        self.deadlines: dict[asyncio.Task, float] = {}
-        self.expired: set[asyncio.Task] = set()
+        self.deadlines: dict[Any, float] = {}
         self.check: asyncio.TimerHandle | None = None
 
-    def watch(self, task: asyncio.Task, deadline: float) -> None:
-        self.deadlines[task] = deadline
+    def watch(self, key: Any, deadline: float) -> None:
+        """Watch ``key`` until ``deadline`` (loop time); a deadline it has already stands."""
+        self.deadlines.setdefault(key, deadline)
         if self.check is None:
-            self.check = asyncio.get_running_loop().call_later(1.0, self._cancel_late)
+            self.check = asyncio.get_running_loop().call_later(1.0, self._hand_late)
 
-    def _cancel_late(self) -> None:
+    def forget(self, key: Any) -> None:
+        self.deadlines.pop(key, None)
+
+    def late(self, key: Any) -> None:
+        """What becomes of ``key`` past its deadline (no longer watched)."""
+        raise NotImplementedError
+
+    def _hand_late(self) -> None:
         loop = asyncio.get_running_loop()
         now = loop.time()
-        for task, deadline in list(self.deadlines.items()):
+        for key, deadline in list(self.deadlines.items()):
             if deadline <= now:
-                del self.deadlines[task]
-                self.expired.add(task)
-                task.cancel()
-        self.check = loop.call_later(1.0, self._cancel_late) if self.deadlines else None
+                del self.deadlines[key]
+                self.late(key)
+        self.check = loop.call_later(1.0, self._hand_late) if self.deadlines else None
 
 
-#: each event loop's body reads (a server has one loop; tests may run several, one after another)
+Watched = TypeVar("Watched", bound=LoopDeadlines)
+
+
+def per_loop(registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Watched],
+             make: Callable[[], Watched]) -> Watched:
+    """The running event loop's entry of ``registry``, made on first use (a server has one loop; tests may
+    run several, one after another)."""
+    loop = asyncio.get_running_loop()
+    deadlines = registry.get(loop)
+    if deadlines is None:
+        deadlines = registry[loop] = make()
+    return deadlines
+
+
+class _BodyReads(LoopDeadlines):
+    """The body reads waiting on one event loop: one past its deadline is cancelled, and marked expired."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.expired: set[asyncio.Task] = set()
+
+    def late(self, key: asyncio.Task) -> None:
+        self.expired.add(key)
+        key.cancel()
+
+
+#: each event loop's body reads
 _reads: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _BodyReads] = weakref.WeakKeyDictionary()
 
 

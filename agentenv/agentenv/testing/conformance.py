@@ -28,11 +28,11 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from agentenv.env import Environment, check_metadata
+from agentenv.env import Environment, TaskRange, check_metadata
 from agentenv.protocol import MAX_ACTION_CHARS, BadRequest, EnvCrashed, EpisodeNotRunning, SessionNotFound
 from agentenv.react import format_react
 from agentenv.session import LocalSession
@@ -114,16 +114,17 @@ def _check_metadata(env_cls: type[Environment]) -> None:
     for split, indices in env_cls.splits.items():  # a server serves an empty split; a conforming env has none
         _require(len(indices) > 0, f"{env_cls.name}: splits[{split!r}] must be a non-empty range (or TaskRange), not {indices!r}")
     # evaluation splits may nest (ALFWorld's test is its test_seen and test_unseen); training on one may not
-    for other in [name for name in env_cls.splits if name != "train"] if "train" in env_cls.splits else []:
-        shared = _first_shared(env_cls.splits["train"], env_cls.splits[other])
+    train = env_cls.splits.get("train")
+    for other, indices in env_cls.splits.items():
+        if train is None or other == "train":
+            continue
+        shared = _first_shared(train, indices)
         _require(shared is None, f"{env_cls.name}: task {shared} is in both splits['train'] and splits[{other!r}]: "
                  "an agent would be trained on tasks it is evaluated on (a TaskRange can leave them out of train)")
 
 
-def _first_shared(a: Sequence[int], b: Sequence[int]) -> int | None:
-    """The first task index in both splits (each a ``range`` or :class:`~agentenv.env.TaskRange`), or ``None``."""
-    if not (hasattr(a, "start") and hasattr(b, "start")):
-        return min(set(a) & set(b), default=None)
+def _first_shared(a: range | TaskRange, b: range | TaskRange) -> int | None:
+    """The first task index in both splits (``check_metadata`` has made sure each is a range or TaskRange)."""
     return next((i for i in range(max(a.start, b.start), min(a.stop, b.stop)) if i in a and i in b), None)
 
 
