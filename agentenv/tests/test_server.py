@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import socket
 import ssl
@@ -280,6 +281,24 @@ def test_a_request_head_that_never_comes_whole_is_answered_408_and_its_connectio
                 time.sleep(0.6)
                 kept.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 assert kept.recv(65536).startswith(b"HTTP/1.1 200 ")
+
+
+def test_a_request_that_is_not_http_is_answered_400_with_a_json_error():
+    """uvicorn answers what httptools cannot parse in plain text; every server here answers it as any other
+    error: a status, a JSON body, and the connection closed."""
+    with running_server(CounterEnv) as url:
+        host, port = url.removeprefix("http://").split(":")
+        for garbage in (b"HELLO\r\n\r\n", b"GET /health HTTP/1.1\r\nbad header\r\n\r\n", b"\x16\x03\x01\x02\x00\x01"):
+            with socket.create_connection((host, int(port)), timeout=10) as raw:
+                raw.sendall(garbage)
+                answer = b""
+                while chunk := raw.recv(65536):  # the server closes the connection after its answer
+                    answer += chunk
+            head, _, body = answer.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 400 ") and b"content-type: application/json" in head.lower(), answer
+            assert "Invalid HTTP request" in json.loads(body)["error"]
+        with httpx.Client() as http:  # and the server goes on serving
+            assert http.get(f"{url}/health").status_code == 200
 
 
 def test_a_body_read_ends_at_its_deadline_and_for_no_other_reason():

@@ -6,6 +6,9 @@ file descriptor under the process's limit) for ever, and enough of them left the
 else.  Here the head of a request (request line and headers) must come whole within :data:`HEAD_TIMEOUT_S`
 of the connection's start, or of the request's first byte; past it the server answers 408 and closes the
 connection.  The body has its own deadline (:mod:`~agentenv.server.limits`).
+
+A request httptools cannot parse (a garbage request line, a malformed header) is answered 400 with a JSON
+error like every other, where uvicorn answers it in plain text.
 """
 
 from __future__ import annotations
@@ -61,9 +64,18 @@ class HeadDeadlineProtocol(HttpToolsProtocol):
         if self.cycle is not None and not self.cycle.response_complete:
             self._watch()
             return
-        body = json.dumps({"error": f"the request's head did not come whole within {HEAD_TIMEOUT_S:g} s"}).encode()
-        self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-                             b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(body), body))
+        self._close_with(b"408 Request Timeout", f"the request's head did not come whole within {HEAD_TIMEOUT_S:g} s")
+
+    def send_400_response(self, msg: str) -> None:
+        """What uvicorn sends for a request it cannot parse ("Invalid HTTP request received."), as JSON."""
+        self._close_with(b"400 Bad Request", f"{msg} It must be HTTP/1.1: a request line, headers, a blank line.")
+
+    def _close_with(self, status: bytes, message: str) -> None:
+        body = json.dumps({"error": message}).encode()
+        head = [b"HTTP/1.1 " + status + b"\r\n"]
+        head += [name + b": " + value + b"\r\n" for name, value in self.server_state.default_headers]
+        head.append(b"content-type: application/json\r\ncontent-length: %d\r\nconnection: close\r\n\r\n" % len(body))
+        self.transport.write(b"".join(head) + body)
         self.transport.close()
 
 
