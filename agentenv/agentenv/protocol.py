@@ -12,9 +12,9 @@ Errors are one exception class per HTTP status (:data:`ERRORS`): the server rais
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt
 
 #: the environment variable a server reads its bearer token from, and a client sends when given none
 TOKEN_ENV_VAR = "AGENTENV_TOKEN"
@@ -36,6 +36,17 @@ class SessionRef(_Lenient):
     # strict: JSON's true, 1.0 or "1" name no session (pydantic would read them as 1)
     id: StrictInt | None = None
     env_idx: StrictInt | None = None
+
+
+def _digits(value: Any) -> Any:
+    if isinstance(value, str) and not (value.isascii() and value.isdigit()):
+        raise ValueError("a session id in a query is written in digits (3, not 3.0 or +3)")
+    return value
+
+
+#: a session id in a query string (``?id=3``): digits only, as a body's is a JSON integer (pydantic alone
+#: reads ``1.0``, ``+1`` or `` 1`` as 1)
+QueryId = Annotated[int | None, BeforeValidator(_digits)]
 
 
 class CreateRequest(_Lenient):

@@ -179,6 +179,8 @@ def test_single_env_server_answers_at_root_and_under_its_name(http):
         ("POST", "/counter/step", {"action": "add 1"}, 422),  # no session id: a missing field
         ("POST", "/counter/step", {"env_idx": None, "action": "add 1"}, 422),
         ("GET", "/counter/observation", None, 422),
+        ("GET", "/counter/observation?id=999999.0", None, 422),  # a query's id too is digits only
+        ("GET", "/counter/observation?id=+999999", None, 422),
         ("POST", "/counter/step", {"id": "zero", "action": "add 1"}, 422),
         ("POST", "/counter/create", {"data_idx": 5000}, 422),
         ("POST", "/counter/create", {"data_idx": "three"}, 422),

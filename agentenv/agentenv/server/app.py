@@ -15,7 +15,7 @@ import contextlib
 import logging
 import os
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, Union
+from typing import Annotated, Any, Union
 
 import anyio.to_thread
 from fastapi import APIRouter, Body, Depends, FastAPI, Query, Request
@@ -33,6 +33,7 @@ from agentenv.protocol import (
     ExpertResponse,
     HealthResponse,
     InfoResponse,
+    QueryId,
     ResetRequest,
     ResetResponse,
     SessionRef,
@@ -249,8 +250,8 @@ def env_router(pool: SessionPool) -> APIRouter:
         return first if first is not None else second
 
     def slot_from_query(
-        id: int | None = Query(None, description="session id"),  # noqa: A002 - AgentGym's name
-        env_idx: int | None = Query(None, description="session id, env_idx family"),
+        id: Annotated[QueryId, Query(description="session id")] = None,  # noqa: A002 - AgentGym's name
+        env_idx: Annotated[QueryId, Query(description="session id, env_idx family")] = None,
     ) -> Slot:
         return pool.get(session_id(id=id, env_idx=env_idx))
 
@@ -341,8 +342,8 @@ def env_router(pool: SessionPool) -> APIRouter:
 
     @router.get("/available_actions")
     async def available_actions(
-        id: int | None = Query(None, description="session id"),  # noqa: A002 - AgentGym's name
-        env_idx: int | None = Query(None, description="session id, env_idx family"),
+        id: Annotated[QueryId, Query(description="session id")] = None,  # noqa: A002 - AgentGym's name
+        env_idx: Annotated[QueryId, Query(description="session id, env_idx family")] = None,
     ) -> Any:
         if id is None and env_idx is None and env_cls.all_actions() is not None:
             return sent(env_cls.all_actions())  # the env's whole action set, no session needed

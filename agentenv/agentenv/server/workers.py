@@ -143,7 +143,7 @@ class WorkerRouter:
                 fields = parsed if isinstance(parsed, dict) else {}
         if not fields:
             for key, value in parse_qsl(scope["query_string"].decode("latin-1")):
-                with contextlib.suppress(ValueError):
+                if value.isascii() and value.isdigit():  # else the route answers 422 (protocol.QueryId)
                     fields[key] = int(value)
         for key in self.id_fields[env]:
             value = fields.get(key)
