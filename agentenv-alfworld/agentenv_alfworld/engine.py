@@ -17,6 +17,11 @@ Two facts about the engine shape this module:
   parser object.  :data:`ENGINE_LOCK` lets one thread of the process run the engine at a time; the work is
   pure Python, so under the GIL this costs no throughput (a server scales with ``--workers`` processes).
 
+TextWorld interns its logic objects (propositions and their signatures) in one process-wide cache
+(``mementos``) that nothing ever empties: ~1 MiB a game never played before.  They compare and hash by value,
+so interning only saves time and memory; :func:`forget_interned` empties the cache past
+:data:`INTERNED_KEPT` entries, and a server's memory no longer follows the number of distinct games it played.
+
 Most of a reset is that translation (twice: once to play, once to plan), and most of a step is TextWorld's
 grammar re-parsing the same command templates: :func:`memoise` keeps the results of those two pure functions
 (see its docstring), which makes a reset of a game played before and a step several times cheaper without
@@ -123,6 +128,19 @@ def memoise() -> None:
     textgen._parse_and_convert = parse_and_convert
 
 
+#: TextWorld's interned logic objects kept before the cache is emptied (~800 a game; ~60 games' worth)
+INTERNED_KEPT = 50_000
+
+
+def forget_interned() -> None:
+    """Empty TextWorld's intern cache (``mementos``) once it holds over :data:`INTERNED_KEPT` objects.  Safe
+    under live games: they keep the objects they hold, which equal (and hash as) those made afresh after."""
+    from mementos import core
+
+    if len(core._memento_cache) > INTERNED_KEPT:
+        core._memento_cache.clear()
+
+
 @dataclass
 class GameState:
     """What the engine says after a reset or a command."""
@@ -157,6 +175,7 @@ class GameEngine:
             grammar = json.load(f).get("grammar", "")
         with ENGINE_LOCK:
             self._check_open()
+            forget_interned()
             self._env.load(str(game_file))
             state = self._env.reset()
         self.game_file, self.dialect = Path(game_file), dialect_of(grammar)
