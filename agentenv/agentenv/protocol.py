@@ -38,8 +38,13 @@ class SessionRef(_Lenient):
     env_idx: StrictInt | None = None
 
 
+def written_in_digits(text: str) -> bool:
+    """Whether a query string's value is a session id as the routes take it: ASCII digits only."""
+    return text.isascii() and text.isdigit()
+
+
 def _digits(value: Any) -> Any:
-    if isinstance(value, str) and not (value.isascii() and value.isdigit()):
+    if isinstance(value, str) and not written_in_digits(value):
         raise ValueError("a session id in a query is written in digits (3, not 3.0 or +3)")
     return value
 

@@ -223,6 +223,14 @@ def test_a_chunked_body_is_counted_as_it_comes(http):
         http.post("/counter/close", json={"id": sid})
 
 
+def _answer_then_close(raw: socket.socket) -> bytes:
+    """All a raw connection gets until the server closes it (after an answer that ends the connection)."""
+    answer = b""
+    while chunk := raw.recv(65536):
+        answer += chunk
+    return answer
+
+
 def test_a_body_that_stops_coming_is_answered_408_and_its_connection_closed(monkeypatch):
     """A client that sent part of a body and stopped held its connection (and a descriptor) for ever: 2,000 of
     them held 2,019 descriptors; at the process's limit no one else was answered."""
@@ -234,9 +242,7 @@ def test_a_body_that_stops_coming_is_answered_408_and_its_connection_closed(monk
         with socket.create_connection((host, int(port)), timeout=10) as raw:
             raw.sendall(b"POST /step HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                         b"Content-Length: 50\r\n\r\n{")
-            answer = b""
-            while chunk := raw.recv(65536):  # the server closes the connection after its answer
-                answer += chunk
+            answer = _answer_then_close(raw)
         assert answer.startswith(b"HTTP/1.1 408 ") and b"did not come whole within 0.5 s" in answer
 
     async def never() -> dict:
@@ -258,16 +264,9 @@ def test_a_request_head_that_never_comes_whole_is_answered_408_and_its_connectio
     monkeypatch.setattr(connections, "HEAD_TIMEOUT_S", 1.0)
     with running_server(CounterEnv) as url:
         host, port = url.removeprefix("http://").split(":")
-
-        def answer_of(raw: socket.socket) -> bytes:
-            answer = b""
-            while chunk := raw.recv(65536):  # the server closes the connection after its answer
-                answer += chunk
-            return answer
-
         with socket.create_connection((host, int(port)), timeout=10) as silent:
             started = time.monotonic()
-            answer = answer_of(silent)
+            answer = _answer_then_close(silent)
             assert answer.startswith(b"HTTP/1.1 408 ") and b"did not come whole within 1 s" in answer
             assert 0.9 < time.monotonic() - started < 5
         with socket.create_connection((host, int(port)), timeout=10) as trickle:
@@ -277,7 +276,7 @@ def test_a_request_head_that_never_comes_whole_is_answered_408_and_its_connectio
                 for byte in b"X-Slow: " + b"a" * 40:
                     trickle.sendall(bytes([byte]))
                     time.sleep(0.1)
-            assert answer_of(trickle).startswith(b"HTTP/1.1 408 ") and time.monotonic() - started < 5
+            assert _answer_then_close(trickle).startswith(b"HTTP/1.1 408 ") and time.monotonic() - started < 5
         with socket.create_connection((host, int(port)), timeout=10) as kept:
             for _ in range(2):  # each within its time; together longer than one head's deadline
                 time.sleep(0.6)
@@ -293,9 +292,7 @@ def test_a_request_that_is_not_http_is_answered_400_with_a_json_error():
         for garbage in (b"HELLO\r\n\r\n", b"GET /health HTTP/1.1\r\nbad header\r\n\r\n", b"\x16\x03\x01\x02\x00\x01"):
             with socket.create_connection((host, int(port)), timeout=10) as raw:
                 raw.sendall(garbage)
-                answer = b""
-                while chunk := raw.recv(65536):  # the server closes the connection after its answer
-                    answer += chunk
+                answer = _answer_then_close(raw)
             head, _, body = answer.partition(b"\r\n\r\n")
             assert head.startswith(b"HTTP/1.1 400 ") and b"content-type: application/json" in head.lower(), answer
             assert "Invalid HTTP request" in json.loads(body)["error"]

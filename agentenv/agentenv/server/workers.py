@@ -44,6 +44,7 @@ import httpx
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agentenv.env import Environment
+from agentenv.protocol import written_in_digits
 
 from .limits import WHOLE_BODY, body_deadline, body_message
 from .sessions import EVICT_IF_FULL, FORWARDED_HEADER, first_session_id
@@ -143,7 +144,7 @@ class WorkerRouter:
                 fields = parsed if isinstance(parsed, dict) else {}
         if not fields:
             for key, value in parse_qsl(scope["query_string"].decode("latin-1")):
-                if value.isascii() and value.isdigit():  # else the route answers 422 (protocol.QueryId)
+                if written_in_digits(value):  # else the route answers 422 (protocol.QueryId)
                     fields[key] = int(value)
         for key in self.id_fields[env]:
             value = fields.get(key)
