@@ -26,6 +26,10 @@ from typing import Any, ClassVar, Literal
 
 from agentenv.react import reply_format
 
+#: seconds a call of a ``blocking = False`` env may take at most: it runs on the server's event loop, where
+#: every other request (``/health`` included) waits for it
+INLINE_CALL_S = 0.1
+
 
 @dataclass
 class StepResult:
@@ -192,6 +196,7 @@ class Environment(ABC):
     #: inline on its event loop instead of in a worker thread (a thread hop costs more than such a call, and
     #: Python code gains nothing from threads); the expert and env-specific queries always run in a thread.
     #: Envs doing I/O, talking to a subprocess (a JVM, a browser) or computing for long keep ``True``.
+    #: ``check_env`` holds such an env to :data:`INLINE_CALL_S` a call, and a server warns of a slower one.
     blocking: ClassVar[bool] = True
     #: live sessions a server holds at most (``None``: the server's default); set it where a session is
     #: heavy (a JVM, a browser), from what one costs

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 
 import pytest
 
@@ -121,6 +122,20 @@ def _unended_summed_step(self, action):
     return result
 
 
+def _busy_step(self, action):
+    """A step that computes for 0.15 s of CPU."""
+    spent = time.thread_time() + 0.15
+    while time.thread_time() < spent:
+        pass
+    return type(self).__mro__[1].step(self, action)
+
+
+def _sleepy_reset(self, data_idx):
+    """A reset that waits 1.2 s, as one reading a slow disk or another process would."""
+    time.sleep(1.2)
+    return type(self).__mro__[1].reset(self, data_idx)
+
+
 @pytest.mark.parametrize(
     ("attributes", "message"),
     [
@@ -137,9 +152,14 @@ def _unended_summed_step(self, action):
         ({"step": _unended_step}, r"reached success score 1.0 on task 100 but the episode never ended"),
         ({"step": _unended_summed_step}, r"reached success score 1.0 on task 100 but the episode never ended"),
         ({"task_type_of": classmethod(lambda cls, i: "odd")}, r"task_type_of\(100\) says 'odd', but the task's reset says"),
+        ({"blocking": False, "step": _busy_step}, r"broken: a step '' took 1\d\d ms of CPU, over 100; it is served on "
+         r"the event loop \(blocking = False\), where every other request waits for it: make it faster or set blocking = True"),
+        ({"blocking": False, "reset": _sleepy_reset}, r"broken: a reset to task 100 waited 1\.\d s \(a sleep, I/O or "
+         r"another process\) besides its \d+ ms of CPU; it is served on the event loop"),
     ],
     ids=["splits of lists", "empty split", "train shares a test task", "name", "reward range", "success score", "random hidden state", "score out of range",
-         "success not ended", "success not ended, rewards summed", "task type told apart"],
+         "success not ended", "success not ended, rewards summed", "task type told apart", "slow on the event loop",
+         "waits on the event loop"],
 )
 def test_check_env_names_the_mistake(attributes, message):
     """Mistakes a new env makes, each caught with a message that points at it (they passed, or ended in an

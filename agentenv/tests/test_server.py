@@ -126,6 +126,21 @@ def test_a_non_blocking_envs_steps_run_inline_but_its_expert_and_queries_in_a_wo
     assert InlineCounterEnv.ran_on_loop == {"step": True, "expert": False, "query": False}
 
 
+def test_a_slow_call_on_the_event_loop_is_logged_once_a_minute(caplog):
+    """A ``blocking = False`` env whose step takes 0.3 s holds every request that long; the server says so
+    (it said nothing), once, not at every slow call."""
+    with caplog.at_level("WARNING", logger="agentenv.server"):
+        with running_server(InlineCounterEnv) as url, EnvClient("inline_counter", url) as client:
+            with client.session(data_idx=2) as session:
+                session.step("add 1")
+                assert "event loop" not in caplog.text
+                session.step("nap")
+                session.step("nap")
+    said = [r.getMessage() for r in caplog.records if "on the event loop" in r.getMessage()]
+    assert len(said) == 1, said
+    assert said[0].startswith("inline_counter: a call took 3") and "should keep blocking = True" in said[0]
+
+
 @pytest.fixture(scope="module")
 def server():
     with running_server(CounterEnv, max_sessions=400) as url:

@@ -17,6 +17,7 @@ import asyncio
 import errno
 import itertools
 import logging
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -26,7 +27,7 @@ from typing import Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 
-from agentenv.env import Environment
+from agentenv.env import INLINE_CALL_S, Environment
 from agentenv.protocol import BadRequest, CallTimedOut, EnvCrashed, ServerFull, SessionNotFound
 from agentenv.session import LocalSession, describe
 
@@ -121,6 +122,7 @@ class SessionPool:
         self._stuck = 0  # sessions ended past their deadline whose call or close has not returned yet
         self._ended: OrderedDict[int, str] = OrderedDict()  # id -> why it ended (reaped, evicted, timed out)
         self._alloc = asyncio.Lock()
+        self._slow_said = -math.inf  # when a slow inline call was last logged
 
     def __len__(self) -> int:
         return len(self.slots)
@@ -140,14 +142,29 @@ class SessionPool:
         """Run code that belongs to no session (yet): inline for non-blocking envs, else in a worker thread."""
         if offload or self.env_cls.blocking:
             return await run_in_threadpool(fn, *args)
-        return fn(*args)
+        return self._inline(fn, *args)
+
+    def _inline(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn`` on the event loop (a ``blocking = False`` env's call); one slower than the env
+        contract's :data:`~agentenv.env.INLINE_CALL_S` is logged, at most once a minute."""
+        started = time.perf_counter()
+        answer = fn(*args)
+        took = time.perf_counter() - started
+        if took > INLINE_CALL_S and started - self._slow_said > 60:
+            self._slow_said = started
+            log.warning(
+                "%s: a call took %.0f ms on the event loop, where every other request waited for it; an env "
+                "whose calls take over %.0f ms should keep blocking = True (this is said at most once a minute)",
+                self.env_cls.name, 1000 * took, 1000 * INLINE_CALL_S,
+            )
+        return answer
 
     async def run(self, slot: Slot, fn: Callable[..., T], *args: Any, offload: bool = False) -> T:
         """Run one of ``slot``'s session methods under the deadline; a session its env's crash closed, or
         that ran past the deadline, leaves the pool."""
         try:
             if not (offload or self.env_cls.blocking):
-                return fn(*args)  # microseconds, on the event loop: nothing to time out
+                return self._inline(fn, *args)  # microseconds, on the event loop: nothing to time out
             call = asyncio.ensure_future(run_in_threadpool(fn, *args))
             if self.deadline_s is None:
                 return await call

@@ -11,6 +11,9 @@ rule broken, and returns the names of the checks that passed.  The checks:
 - a garbage, empty, huge or unicode action never raises and scores 0; one over the length limit, or one
   that is not valid Unicode (a lone surrogate), is a 422;
 - the expert solves a sample of the test split, every score staying within ``reward_range``;
+- (in process) an env served on the event loop (``blocking = False``) takes at most
+  :data:`~agentenv.env.INLINE_CALL_S` of CPU a reset or step and never waits a second (a sleep, I/O, another
+  process);
 - unknown ids answer 404, a step before a reset or after the end 409, a task outside every split 422;
 - (server) each AgentGym shape the env declares (``Environment.wire.shapes``) holds;
 - closing every session frees what they held: threads and child processes (in process), live sessions
@@ -32,7 +35,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from agentenv.env import Environment, TaskRange, check_metadata
+from agentenv.env import INLINE_CALL_S, Environment, TaskRange, check_metadata
 from agentenv.protocol import MAX_ACTION_CHARS, BadRequest, EnvCrashed, EpisodeNotRunning, SessionNotFound
 from agentenv.react import format_react
 from agentenv.session import LocalSession
@@ -86,8 +89,9 @@ def check_env(env_cls: type[Environment], *, expert_tasks: int = 3, split: str |
     passed.append("class metadata")
     split = split or _test_split(env_cls)
     tasks = sample_tasks(env_cls, split, max(expert_tasks, 1))
+    session = LocalSession if env_cls.blocking else _OnTheEventLoop
     with env_cls.shared(), _frees_what_it_holds(env_cls.name):
-        first, second = LocalSession(env_cls, 0), LocalSession(env_cls, 1)
+        first, second = session(env_cls, 0), session(env_cls, 1)
         try:
             _check_determinism(first.reset, second.reset, tasks, env_cls.name)
             passed.append("same index, same first observation")
@@ -104,6 +108,35 @@ def check_env(env_cls: type[Environment], *, expert_tasks: int = 3, split: str |
             second.close()
     passed.append("close frees threads and child processes")
     return passed
+
+
+#: seconds a call of a ``blocking = False`` env may spend waiting rather than computing (load on the machine
+#: delays a thread, but not by this much for a call of milliseconds)
+INLINE_WAIT_S = 1.0
+
+
+class _OnTheEventLoop(LocalSession):
+    """A session whose resets and steps are timed as a server serving its env on the event loop needs them
+    (``blocking = False``): each at most :data:`INLINE_CALL_S` of this thread's CPU (not its wall time,
+    which a loaded machine stretches), and at most :data:`INLINE_WAIT_S` waiting."""
+
+    def reset(self, data_idx: Any) -> Any:
+        return self._timed(f"reset to task {data_idx!r}", super().reset, data_idx)
+
+    def step(self, action: str) -> Any:
+        return self._timed(f"step {_short(action, 40)!r}", super().step, action)
+
+    def _timed(self, what: str, method: Callable[[Any], Any], argument: Any) -> Any:
+        wall, cpu = time.perf_counter(), time.thread_time()
+        answer = method(argument)
+        cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
+        advice = ("; it is served on the event loop (blocking = False), where every other request waits for it: "
+                  "make it faster or set blocking = True")
+        _require(cpu <= INLINE_CALL_S, f"{self.name}: a {what} took {1000 * cpu:.0f} ms of CPU, over "
+                 f"{1000 * INLINE_CALL_S:.0f}{advice}")
+        _require(wall - cpu <= INLINE_WAIT_S, f"{self.name}: a {what} waited {wall - cpu:.1f} s (a sleep, I/O or "
+                 f"another process) besides its {1000 * cpu:.0f} ms of CPU{advice}")
+        return answer
 
 
 def _check_metadata(env_cls: type[Environment]) -> None:
