@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from agentenv.data.trajectory import Trajectory, read_trajectories, write_trajectories
+from agentenv.data.trajectory import Trajectory, content_key, read_trajectories, write_trajectories
 from agentenv.env import Environment, ExpertAction, StepResult
 from agentenv.trainer.agentevol import (
     AgentEvol,
     AgentEvolConfig,
-    content_key,
     merge_trajectories,
     run_agentevol,
     select_explored,

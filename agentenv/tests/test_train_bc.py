@@ -90,6 +90,11 @@ def test_successes_only_leaves_out_failed_episodes_and_a_mix_is_named(tmp_path, 
     with pytest.raises(ValueError, match="no successful trajectories in"):
         training_trajectories([str(walks)], successes_only=True)
 
+    caplog.clear()  # a file given twice (or two runs' files that share episodes) is trained twice, and said
+    with caplog.at_level("WARNING", logger="agentenv.trainer.bc"):
+        twice = training_trajectories([str(walks), str(walks)], successes_only=False)
+    assert len(twice) == 4 and "2 of the 4 trajectories in" in caplog.text and "repeat an earlier one" in caplog.text
+
 
 def test_one_step_lowers_the_loss_on_a_fixed_batch(base_model, data, tmp_path):
     cfg = config(base_model, data, tmp_path / "bc", max_steps=1, batch_size=8)  # one step sees all 8

@@ -309,3 +309,9 @@ def trajectory_order(t: Trajectory) -> tuple[str, int, str, int]:
     except ValueError:
         idx = -1
     return t.env, idx, t.item_id, int(t.meta.get("sample", 0))
+
+
+def content_key(t: Trajectory) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """What makes two trajectories the same item: the item id and the text of every turn (loss flags and
+    result fields aside)."""
+    return t.item_id, tuple((turn.role, turn.value) for turn in t.conversations)

@@ -29,7 +29,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentenv.controller.sources import EnvSource
-from agentenv.data.trajectory import Trajectory, read_trajectories, trajectory_order, write_trajectories
+from agentenv.data.trajectory import (
+    Trajectory,
+    content_key,
+    read_trajectories,
+    trajectory_order,
+    write_trajectories,
+)
 from agentenv.trainer.bc import BCConfig
 from agentenv.trainer.launch import run_training
 from agentenv.trainer.rollouts import RolloutSettings
@@ -42,12 +48,6 @@ MERGE_STRATEGIES = ("initial", "previous")
 
 
 # --- filter and merge (pure) -----------------------------------------------------------------------------
-
-
-def content_key(t: Trajectory) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """What makes two trajectories the same item: the item id and the text of every turn (loss flags and
-    result fields aside)."""
-    return t.item_id, tuple((turn.role, turn.value) for turn in t.conversations)
 
 
 def passes(t: Trajectory, threshold: float | None) -> bool:

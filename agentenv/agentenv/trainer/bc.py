@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from agentenv.data.trajectory import Trajectory
+from agentenv.data.trajectory import Trajectory, content_key
 from agentenv.trainer.engine import (
     TrainConfig,
     already_trained,
@@ -90,6 +90,12 @@ def training_trajectories(data: list[str], successes_only: bool) -> list[Traject
         )
     if not trajectories:
         raise ValueError(f"no {'successful ' if successes_only else ''}trajectories in {', '.join(data)}")
+    repeats = len(trajectories) - len({content_key(t) for t in trajectories})
+    if repeats:  # upsampling may be meant; two runs' files given together, or a file given twice, is not
+        log.warning(
+            "%d of the %d trajectories in %s repeat an earlier one (the same item and turns): BC trains on "
+            "every copy", repeats, len(trajectories), ", ".join(data)
+        )
     return trajectories
 
 

@@ -34,8 +34,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agentenv.controller.sources import EnvSource
-from agentenv.data.trajectory import Trajectory, trajectory_order
-from agentenv.trainer.agentevol import content_key
+from agentenv.data.trajectory import Trajectory, content_key, trajectory_order
 from agentenv.trainer.bc import BCConfig
 from agentenv.trainer.dpo import (
     DPOConfig,
