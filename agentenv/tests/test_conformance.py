@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import time
 
 import pytest
@@ -171,24 +170,13 @@ def test_check_env_names_the_mistake(attributes, message):
         check_env(_guess_variant(**attributes), expert_tasks=1)
 
 
-def _slow_collection(phase, info):
-    if phase == "start":
-        spent = time.thread_time() + 0.15
-        while time.thread_time() < spent:
-            pass
-
-
 def _step_meeting_a_collection(self, action):
-    """A step in which the garbage collector would run collections of 0.15 s of CPU each, as a full one of
-    a test run's process takes (0.14 s with torch loaded): they are the process's, not the env's."""
-    threshold = gc.get_threshold()
-    gc.set_threshold(1)
-    gc.callbacks.append(_slow_collection)
-    try:
+    """A step in which the garbage collector would run collections of 0.15 s of CPU: they are the process's,
+    not the env's."""
+    from test_controller_support import slow_collections
+
+    with slow_collections():
         _ = [[] for _ in range(3)]
-    finally:
-        gc.callbacks.remove(_slow_collection)
-        gc.set_threshold(*threshold)
     return type(self).__mro__[1].step(self, action)
 
 

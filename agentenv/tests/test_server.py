@@ -141,6 +141,27 @@ def test_a_slow_call_on_the_event_loop_is_logged_once_a_minute(caplog):
     assert said[0].startswith("inline_counter: a call took 3") and "should keep blocking = True" in said[0]
 
 
+class CollectedInlineCounterEnv(InlineCounterEnv):
+    """Its steps meet garbage collections of 0.15 s each, were the collector on."""
+
+    name: ClassVar[str] = "collected_inline_counter"
+
+    def step(self, action: str) -> StepResult:
+        from test_controller_support import slow_collections
+
+        with slow_collections():
+            _ = [[] for _ in range(3)]
+        return super().step(action)
+
+
+def test_a_garbage_collection_is_not_logged_as_a_slow_call_of_the_env(caplog):
+    with caplog.at_level("WARNING", logger="agentenv.server"):
+        with running_server(CollectedInlineCounterEnv) as url, EnvClient("collected_inline_counter", url) as client:
+            with client.session(data_idx=2) as session:
+                session.step("add 1")
+    assert "event loop" not in caplog.text
+
+
 @pytest.fixture(scope="module")
 def server():
     with running_server(CounterEnv, max_sessions=400) as url:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import gc
 import itertools
 import logging
 import math
@@ -147,8 +148,14 @@ class SessionPool:
     def _inline(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn`` on the event loop (a ``blocking = False`` env's call); one slower than the env
         contract's :data:`~agentenv.env.INLINE_CALL_S` is logged, at most once a minute."""
+        collects = gc.isenabled()
+        gc.disable()  # a garbage collection is the process's: it would be told as the env's
         started = time.perf_counter()
-        answer = fn(*args)
+        try:
+            answer = fn(*args)
+        finally:
+            if collects:
+                gc.enable()
         took = time.perf_counter() - started
         if took > INLINE_CALL_S and started - self._slow_said > 60:
             self._slow_said = started
