@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import gc
 import itertools
 import logging
 import math
@@ -30,7 +29,7 @@ from starlette.concurrency import run_in_threadpool
 
 from agentenv.env import INLINE_CALL_S, Environment
 from agentenv.protocol import BadRequest, CallTimedOut, EnvCrashed, ServerFull, SessionNotFound
-from agentenv.session import LocalSession, describe
+from agentenv.session import LocalSession, describe, without_collections
 
 log = logging.getLogger("agentenv.server")
 T = TypeVar("T")
@@ -148,14 +147,8 @@ class SessionPool:
     def _inline(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn`` on the event loop (a ``blocking = False`` env's call); one slower than the env
         contract's :data:`~agentenv.env.INLINE_CALL_S` is logged, at most once a minute."""
-        collects = gc.isenabled()
-        gc.disable()  # a garbage collection is the process's: it would be told as the env's
         started = time.perf_counter()
-        try:
-            answer = fn(*args)
-        finally:
-            if collects:
-                gc.enable()
+        answer = without_collections(fn, *args)
         took = time.perf_counter() - started
         if took > INLINE_CALL_S and started - self._slow_said > 60:
             self._slow_said = started

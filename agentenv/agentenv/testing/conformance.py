@@ -28,7 +28,6 @@ content type or body the schema does not document.
 
 from __future__ import annotations
 
-import gc
 import json
 import threading
 import time
@@ -39,7 +38,7 @@ from typing import Any
 from agentenv.env import INLINE_CALL_S, Environment, TaskRange, check_metadata
 from agentenv.protocol import MAX_ACTION_CHARS, BadRequest, EnvCrashed, EpisodeNotRunning, SessionNotFound
 from agentenv.react import format_react
-from agentenv.session import LocalSession
+from agentenv.session import LocalSession, without_collections
 
 #: actions no environment may raise on or reward
 BAD_ACTIONS: dict[str, str] = {
@@ -119,8 +118,8 @@ INLINE_WAIT_S = 1.0
 class _OnTheEventLoop(LocalSession):
     """A session whose resets and steps are timed as a server serving its env on the event loop needs them
     (``blocking = False``): each at most :data:`INLINE_CALL_S` of this thread's CPU (not its wall time,
-    which a loaded machine stretches; the garbage collector is held off meanwhile, as a collection is the
-    whole process's), and at most :data:`INLINE_WAIT_S` waiting."""
+    which a loaded machine stretches; the garbage collector is held off meanwhile), and at most
+    :data:`INLINE_WAIT_S` waiting."""
 
     def reset(self, data_idx: Any) -> Any:
         return self._timed(f"reset to task {data_idx!r}", super().reset, data_idx)
@@ -129,15 +128,9 @@ class _OnTheEventLoop(LocalSession):
         return self._timed(f"step {_short(action, 40)!r}", super().step, action)
 
     def _timed(self, what: str, method: Callable[[Any], Any], argument: Any) -> Any:
-        collects = gc.isenabled()
-        gc.disable()  # a full collection of a big process (a test run's, torch loaded: 0.14 s) is not the env's
-        try:
-            wall, cpu = time.perf_counter(), time.thread_time()
-            answer = method(argument)
-            cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
-        finally:
-            if collects:
-                gc.enable()
+        wall, cpu = time.perf_counter(), time.thread_time()
+        answer = without_collections(method, argument)
+        cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
         advice = ("; it is served on the event loop (blocking = False), where every other request waits for it: "
                   "make it faster or set blocking = True")
         _require(cpu <= INLINE_CALL_S, f"{self.name}: a {what} took {1000 * cpu:.0f} ms of CPU, over "
