@@ -6,30 +6,33 @@ The expert bisects, so it always wins within 5 guesses.  Task type is "even" or 
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import time
-from collections.abc import Iterator
 
 from agentenv.env import Environment, ExpertAction, StepResult
 
 
+def spend_cpu(seconds: float) -> None:
+    """Compute for ``seconds`` of this thread's CPU."""
+    spent = time.thread_time() + seconds
+    while time.thread_time() < spent:
+        pass
+
+
 def _slow_collection(phase: str, info: dict) -> None:
     if phase == "start":
-        spent = time.thread_time() + 0.15
-        while time.thread_time() < spent:
-            pass
+        spend_cpu(0.15)
 
 
-@contextlib.contextmanager
-def slow_collections() -> Iterator[None]:
-    """While it lasts the garbage collector runs at every allocation and each collection takes 0.15 s of CPU,
-    as a full one of a test run's process takes (0.14 s with torch loaded), unless the collector is off."""
+def meet_slow_collections() -> None:
+    """Allocate a few objects while the garbage collector runs at every allocation and each collection takes
+    0.15 s of CPU, as a full one of a test run's process takes (0.14 s with torch loaded): 0.45 s or more
+    spent, unless the collector is off."""
     threshold = gc.get_threshold()
     gc.set_threshold(1)
     gc.callbacks.append(_slow_collection)
     try:
-        yield
+        _ = [[] for _ in range(3)]
     finally:
         gc.callbacks.remove(_slow_collection)
         gc.set_threshold(*threshold)

@@ -147,10 +147,9 @@ class CollectedInlineCounterEnv(InlineCounterEnv):
     name: ClassVar[str] = "collected_inline_counter"
 
     def step(self, action: str) -> StepResult:
-        from test_controller_support import slow_collections
+        from test_controller_support import meet_slow_collections
 
-        with slow_collections():
-            _ = [[] for _ in range(3)]
+        meet_slow_collections()
         return super().step(action)
 
 
